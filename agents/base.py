@@ -1,0 +1,71 @@
+"""The policy interface shared by scripted baselines, search and trained agents.
+
+A policy maps one agent's own observation (the env's dict with ``observation``,
+``action_mask`` and ``unseen``) to a legal action index. It owns a seeded RNG so
+that results are reproducible and independent of the global RNGs. Policies that
+search (``needs_engine = True``) also receive the live engine, and may only call
+``engine.resample(seat, rng)`` on it (tests check that their decisions do not
+depend on the hidden cards).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from kortmiljo.core.engine import Engine
+
+
+class Policy(ABC):
+    """Base class: ``act(obs) -> action``; ``act_batch`` for many observations at once."""
+
+    name: str = "policy"
+    needs_engine: bool = False
+
+    def __init__(self, engine: Engine, seed: int | None = None):
+        # ``engine`` is a template of the game and configuration (layout, actions, deck);
+        # policies must not read its state.
+        self.spec = engine
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+        """A legal action for the agent whose observation this is."""
+
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """Actions for a batch (arrays with a leading axis); default: one by one."""
+        n = len(obs["action_mask"])
+        return np.array([self.act({k: v[i] for k, v in obs.items()}) for i in range(n)], dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class RandomPolicy(Policy):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+        legal = np.flatnonzero(obs["action_mask"])
+        if len(legal) == 0:
+            raise ValueError("no legal action in the observation's action_mask")
+        return int(legal[self.rng.integers(len(legal))])
+
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        mask = np.asarray(obs["action_mask"], dtype=np.float64)
+        u = self.rng.random(mask.shape) * mask  # argmax of uniform noise on legal entries
+        u[mask == 0] = -1.0
+        return u.argmax(axis=1)
+
+
+def game_of(engine: Engine) -> str:
+    return engine.NAME
+
+
+AgentSpec = Any  # a name like "heuristic" or "ppo:runs/x/model.zip", or a Policy instance

@@ -1,0 +1,1 @@
+"""Game-independent pieces: cards and decks, the engine protocol, layouts, errors, trick logic."""

@@ -1,0 +1,158 @@
+"""The one PettingZoo AEC adapter that serves every kortmiljo engine.
+
+Everything game-specific comes from the engine: seats, the action table, the
+observation layout, rewards and infos. The adapter adds what PettingZoo users
+expect: spaces built once per configuration, seeding (``reset(seed=…)`` reproducible,
+an unseeded ``reset`` continues the stream), stacked decks and a fixed dealer through
+``options``, cumulative rewards, the dead-agent protocol, ``render`` and ``state()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..core.engine import Engine
+
+
+class CardGameEnv(AECEnv):
+    """A PettingZoo ``AECEnv`` over any :class:`~kortmiljo.core.engine.Engine` subclass."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, engine_cls: type[Engine], render_mode: str | None = None, **config: Any):
+        super().__init__()
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; use None, 'ansi' or 'human'")
+        self.engine = engine_cls(**config)
+        self.render_mode = render_mode
+        self.metadata = {**CardGameEnv.metadata, "name": engine_cls.ENV_NAME}
+        e = self.engine
+        n = e.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents: list[str] = []
+        num_actions = len(e.action_names)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(e.layout.size,), dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8),
+                "unseen": spaces.Box(low=0, high=1, shape=(e.deck.width,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(low=-np.inf, high=np.inf, shape=(e.state_size,), dtype=np.float32)
+        self._zero_mask = np.zeros(num_actions, dtype=np.int8)
+        self._rng: np.random.Generator | None = None
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+
+    # PettingZoo looks these up per agent; one object per configuration
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---- episode --------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        options = options or {}
+        self.engine.new_episode(self._rng, options.get("deck"), options.get("dealer"))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._had_reward = False
+        self.agent_selection = self.possible_agents[self.engine.current_player]
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        e = self.engine
+        if action is None:
+            e.raise_illegal(action, e.legal_actions())
+        e.step(action)  # raises IllegalActionError before any change
+        self._cumulative_rewards[agent] = 0.0
+        rewards = e.rewards
+        if any(rewards) or self._had_reward:
+            self._had_reward = any(rewards)
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(rewards[i])
+                self._cumulative_rewards[a] += float(rewards[i])
+        if e.terminal or e.truncated:
+            for i, a in enumerate(self.possible_agents):
+                self.terminations[a] = e.terminal
+                self.truncations[a] = e.truncated and not e.terminal
+                self.infos[a] = e.info(i)
+            # every seat gets one last turn to see its final reward, from the acting seat on
+            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % e.num_players]
+        else:
+            self.agent_selection = self.possible_agents[e.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    # ---- views ------------------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        e = self.engine
+        seat = self._seat[agent]
+        if seat == e.current_player and not (e.terminal or e.truncated):
+            mask = e.legal_mask()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": e.observe(seat), "action_mask": mask, "unseen": e.unseen(seat)}
+
+    def state(self) -> np.ndarray:
+        return self.engine.global_state()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        e = self.engine
+        viewer = None if (e.terminal or e.truncated) else e.current_player
+        text = e.render(viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---- names ------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        return self.engine.action_to_string(action)
+
+    def action_from_string(self, text: str) -> int:
+        return self.engine.action_from_string(text)
+
+
+def make_env_fns(engine_cls: type[Engine]):
+    """``env`` and ``raw_env`` for a game module, wrapped per PettingZoo conventions.
+
+    ``env()`` adds only ``OrderEnforcingWrapper``: illegal and out-of-range actions
+    already raise a clear error from the engine, and PettingZoo's penalty wrapper
+    (``TerminateIllegalWrapper``) stays opt-in.
+    """
+
+    def raw_env(render_mode: str | None = None, **config: Any) -> CardGameEnv:
+        return CardGameEnv(engine_cls, render_mode=render_mode, **config)
+
+    def env(render_mode: str | None = None, **config: Any) -> AECEnv:
+        return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **config))
+
+    raw_env.__doc__ = f"The unwrapped {engine_cls.ENV_NAME} AEC environment (see the module docstring)."
+    env.__doc__ = f"The {engine_cls.ENV_NAME} AEC environment wrapped per PettingZoo conventions."
+    return env, raw_env

@@ -1,0 +1,1 @@
+"""The rules engines, one subpackage per game (no pettingzoo imports)."""

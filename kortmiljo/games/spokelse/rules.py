@@ -1,0 +1,378 @@
+"""Spøkelse ("the ghost"): a Norwegian golf-like memory game, as a pure rules engine.
+
+Each player has a face-down *ghost* that nobody ever sees or moves, and four face-down
+slots of which it has looked at two. On a turn a player draws from the stock or takes
+the face-up top of the discard pile, then swaps the card into a slot (the old card goes
+face up on the pile, unseen by its owner before it leaves) or, for a stock card only,
+discards it. The round ends after the turn that draws the last stock card; the lowest
+sum of slots plus ghost wins.
+
+Card points: 8 = 0, J = ½ (``jack_points=11`` variant), A = 1, 2–7 and 9–10 face value,
+Q = 12, K = 13; suits never matter.
+
+Decisions where the source is silent (RULES.md marks each one):
+
+* **Ghost and peeks.** The first card a player receives is its ghost; cards 2–5 become
+  slots 0–3 in the order received, and every player looks at slots 0 and 1. Choosing
+  which card to set aside or peek at is a choice without information, so it is fixed.
+* **Deal order.** One card at a time, starting left of the dealer; the next card is
+  turned up as the discard pile; the rest is the stock, top first. With two players:
+  deck indices 0–9 are dealt, 10 is turned up, 11–51 are the stock.
+* **No discarding a taken card.** ``discard`` is legal only for a card drawn from the
+  stock. Taking the discard top and returning it would be a pass, and since the round
+  ends only when the stock runs out, passing could last forever.
+* **First dealer.** Each player draws a card from a separately shuffled deck; the lowest
+  rank (A low … K high) deals and tied players draw again. This draw never consumes a
+  stacked deck.
+* **Knowledge.** The mover knows the card it puts into a slot. Everyone knows a card put
+  into a slot from the discard pile (it was face up) and every discarded card. When the
+  round ends every card is revealed, so ``unseen`` becomes all zeros.
+* **Match** (``match_to=21``): round sums add up; the match ends after the round in which
+  someone reaches the target, and the lowest total wins (for two players: the first to
+  21 loses; if both pass it in the same round, the higher total loses). Rounds before
+  the last give reward 0; the deal passes to the left and later rounds are shuffled from
+  the episode's seed.
+* **Rewards.** ``reward="win"``: the lowest sum (or total) wins, winners W get ``+1/|W|``
+  and the others ``-1/(n-|W|)``, a full tie gives 0. ``reward="points"``: each seat gets
+  the mean of the other seats' sums (totals in a match) minus its own.
+"""
+
+from __future__ import annotations
+
+import copy
+from enum import IntEnum
+
+import numpy as np
+
+from ...core.cards import FRENCH, RANKS
+from ...core.engine import Engine, Option, int_in, one_of, winners_rewards
+from ...core.layout import Layout
+
+DRAW, TAKE, SWAP0, DISCARD = 0, 1, 2, 6
+ACTION_NAMES = ("draw", "take", "swap:0", "swap:1", "swap:2", "swap:3", "discard")
+NUM_SLOTS = 4
+UNKNOWN = 52  # the "unknown" position of a 53-wide card one-hot
+
+# Location codes used by ``locations()``: seat s's ghost = 10*s, its slot i = 10*s+1+i,
+# its hand = 10*s+5; the discard pile and the stock are shared.
+LOC_STOCK, LOC_DISCARD = 100, 101
+
+
+class Phase(IntEnum):
+    DRAW = 0  # draw or take
+    PLACE = 1  # swap or discard the card in hand
+    OVER = 2
+
+
+def card_points(jack_points: float) -> np.ndarray:
+    """Points of each of the 52 cards (suits never matter)."""
+    by_rank = {"A": 1, "8": 0, "T": 10, "J": jack_points, "Q": 12, "K": 13}
+    per_rank = [float(by_rank.get(r, int(r) if r.isdigit() else 0)) for r in RANKS]
+    return np.array(per_rank * 4, dtype=np.float64)
+
+
+class SpokelseEngine(Engine):
+    NAME = "spokelse"
+    ENV_NAME = "spokelse_v0"
+    OPTIONS = {
+        "num_players": Option(2, int_in(2, 5), "an int from 2 to 5"),
+        "jack_points": Option(0.5, one_of(0.5, 11), "0.5 (default) or 11"),
+        "match_to": Option(None, lambda v: v is None or int_in(1)(v), "None (one round) or a positive int such as 21"),
+        "reward": Option("win", one_of("win", "points"), '"win" or "points"'),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        n = self.num_players
+        self.deck = FRENCH
+        self.action_names = ACTION_NAMES
+        self._build_action_index()
+        self.points = card_points(self.config["jack_points"])
+        self._points_list = self.points.tolist()
+        self.match_to = self.config["match_to"]
+        self.stock_start = 52 - 5 * n - 1
+        self._legal = {
+            (Phase.DRAW, False): [DRAW, TAKE],
+            (Phase.PLACE, True): [SWAP0, SWAP0 + 1, SWAP0 + 2, SWAP0 + 3, DISCARD],
+            (Phase.PLACE, False): [SWAP0, SWAP0 + 1, SWAP0 + 2, SWAP0 + 3],
+        }
+        self._build_layout()
+
+    # ---- layout ---------------------------------------------------------------
+    def _build_layout(self) -> None:
+        n, L = self.num_players, Layout()
+        k = n - 1
+        self.o_own = L.add("own_slots", 4 * 53, "own slots 0–3, each a 53-wide one-hot: card index, or 52 = not known")
+        self.o_opp = L.add("opp_slots", k * 4 * 53, "each opponent (relative seat 1…n-1) × 4 slots, one-hot as publicly known (52 = not known)")
+        self.o_own_pts = L.add("own_slot_points", 4, "points of each own slot /13, 0 where not known")
+        self.o_own_known = L.add("own_slot_known", 4, "1 where the own slot's card is known")
+        self.o_opp_pts = L.add("opp_slot_points", k * 4, "points of each opponent slot /13 where publicly known")
+        self.o_opp_known = L.add("opp_slot_known", k * 4, "1 where the opponent slot's card is publicly known")
+        self.o_hand = L.add("hand", 53, "card held by the seat on move, one-hot where this seat knows it (its own draw, or any take), else 52")
+        self.o_from_stock = L.add("hand_from_stock", 1, "1 if the seat on move holds a card drawn from the stock (discard is legal)")
+        self.o_top = L.add("discard_top", 52, "top card of the discard pile (one-hot)")
+        self.o_pile = L.add("discard_pile", 52, "every card now in the discard pile")
+        self.o_by = L.add("discarded_by", n * 52, "cards each seat (relative, self first) has put on the discard pile this round")
+        self.o_stock = L.add("stock_size", 1, "cards left in the stock / initial stock size")
+        self.o_phase = L.add("phase", 3, "one-hot: draw/take, place (swap/discard), round over")
+        self.o_ev = L.add("unseen_mean_points", 1, "mean points /13 of the cards this seat cannot locate (expected value of an unknown card)")
+        self.o_sums = L.add("round_sums", n, "final round sums /65 per relative seat, filled when the round ends")
+        self.o_totals = L.add("match_totals", n, "match totals before this round / match_to per relative seat (0 outside a match)")
+        self.o_dealer = L.add("seat_from_dealer", n, "one-hot (seat − dealer) mod n")
+        self.o_to_move = L.add("to_move", n, "one-hot relative seat on move (all 0 when the round is over)")
+        self.layout = L
+
+    # ---- episode --------------------------------------------------------------
+    def draw_dealer(self, rng: np.random.Generator) -> int:
+        """Each player draws a card; the lowest rank deals; tied players draw again."""
+        cards = list(rng.permutation(52))
+        contenders = list(range(self.num_players))
+        while True:
+            drawn = {s: int(cards.pop()) % 13 for s in contenders}
+            low = min(drawn.values())
+            contenders = [s for s in contenders if drawn[s] == low]
+            if len(contenders) == 1 or len(cards) < len(contenders):
+                return contenders[0]
+
+    def _start(self, deck, dealer):
+        n = self.num_players
+        self.totals = [0.0] * n
+        self.round_no = 0
+        self.last_sums: list[float] | None = None
+        self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
+
+    def _deal(self, deck: list[int], dealer: int) -> None:
+        n = self.num_players
+        self.dealer = dealer
+        self.round_no += 1
+        order = [(dealer + 1 + i) % n for i in range(n)]  # forhånd first
+        received: list[list[int]] = [[] for _ in range(n)]
+        for i in range(5 * n):
+            received[order[i % n]].append(deck[i])
+        self.ghost = [r[0] for r in received]
+        self.slots = [r[1:5] for r in received]
+        self.discard = [deck[5 * n]]
+        self.stock = deck[5 * n + 1 :][::-1]  # top of stock = end of list (pop)
+        self.hand = -1
+        self.hand_from_stock = False
+        self.phase = Phase.DRAW
+        self.current_player = order[0]
+        # knowledge: owner_known[s][i] — s knows its slot i; public[s][i] — everyone does
+        self.owner_known = [[True, True, False, False] for _ in range(n)]
+        self.public = [[False] * NUM_SLOTS for _ in range(n)]
+        self.discarded_by: list[list[int]] = [[] for _ in range(n)]
+        self._unseen = np.ones((n, 52), dtype=np.int8)
+        for s in range(n):
+            self._unseen[s, self.slots[s][0]] = 0
+            self._unseen[s, self.slots[s][1]] = 0
+        self._unseen[:, self.discard[0]] = 0
+        self.last_sums = None
+
+    # ---- moves ----------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        if self.phase == Phase.OVER:
+            return []
+        return list(self._legal[(self.phase, self.hand_from_stock)])
+
+    def step(self, action: int) -> None:
+        # fast path of Engine.step: same checks, no extra allocation
+        if self.phase == Phase.OVER or action not in self._legal[(self.phase, self.hand_from_stock)]:
+            self.raise_illegal(action, self.legal_actions())
+        self.rewards = [0.0] * self.num_players
+        self.history.append((self.current_player, int(action)))
+        self._apply(int(action))
+
+    def _apply(self, action: int) -> None:
+        s = self.current_player
+        if action == DRAW:
+            self.hand = self.stock.pop()
+            self.hand_from_stock = True
+            self._unseen[s, self.hand] = 0
+            self.phase = Phase.PLACE
+            return
+        if action == TAKE:
+            self.hand = self.discard.pop()
+            self.hand_from_stock = False
+            self.phase = Phase.PLACE
+            return
+        card = self.hand
+        if action == DISCARD:
+            out = card
+        else:
+            i = action - SWAP0
+            out = self.slots[s][i]
+            self.slots[s][i] = card
+            self.owner_known[s][i] = True
+            self.public[s][i] = not self.hand_from_stock
+        self.discard.append(out)
+        self.discarded_by[s].append(out)
+        self._unseen[:, out] = 0
+        self.hand = -1
+        self.hand_from_stock = False
+        self.phase = Phase.DRAW
+        if self.stock:
+            self.current_player = (s + 1) % self.num_players
+        else:
+            self._end_round()
+
+    def round_sums(self) -> list[float]:
+        p = self._points_list
+        return [p[self.ghost[s]] + sum(p[c] for c in self.slots[s]) for s in range(self.num_players)]
+
+    def _end_round(self) -> None:
+        n = self.num_players
+        sums = self.round_sums()
+        self.last_sums = sums
+        self._unseen[:] = 0  # everything is revealed
+        for s in range(n):
+            self.totals[s] += sums[s]
+        in_match = self.match_to is not None
+        if in_match and max(self.totals) < self.match_to:
+            self._deal(self.shuffled_deck(), (self.dealer + 1) % n)
+            return
+        scores = self.totals if in_match else sums
+        self.phase = Phase.OVER
+        self.terminal = True
+        if self.config["reward"] == "win":
+            low = min(scores)
+            self.rewards = winners_rewards(n, [s for s in range(n) if scores[s] == low])
+        else:
+            total = sum(scores)
+            self.rewards = [(total - x) / (n - 1) - x for x in scores]
+
+    # ---- views ----------------------------------------------------------------
+    def knows_slot(self, viewer: int, seat: int, i: int) -> bool:
+        return self.public[seat][i] or (seat == viewer and self.owner_known[seat][i]) or self.phase == Phase.OVER
+
+    def observe(self, seat: int) -> np.ndarray:
+        n = self.num_players
+        obs = np.zeros(self.layout.size, dtype=np.float32)
+        ones: list[int] = []
+        pts = self._points_list
+        over = self.phase == Phase.OVER
+        for rel in range(n):
+            s = (seat + rel) % n
+            slots, pub = self.slots[s], self.public[s]
+            mine = self.owner_known[s] if rel == 0 else pub
+            if rel == 0:
+                base, pbase, kbase = self.o_own, self.o_own_pts, self.o_own_known
+            else:
+                base = self.o_opp + (rel - 1) * 212
+                pbase = self.o_opp_pts + (rel - 1) * 4
+                kbase = self.o_opp_known + (rel - 1) * 4
+            for i in range(4):
+                if mine[i] or over:
+                    c = slots[i]
+                    ones.append(base + 53 * i + c)
+                    ones.append(kbase + i)
+                    obs[pbase + i] = pts[c] / 13.0
+                else:
+                    ones.append(base + 53 * i + UNKNOWN)
+            by = self.o_by + rel * 52
+            ones.extend(by + c for c in self.discarded_by[s])
+            obs[self.o_totals + rel] = self.totals[s] / self.match_to if self.match_to else 0.0
+            if self.last_sums is not None and over:
+                obs[self.o_sums + rel] = self.last_sums[s] / 65.0
+        if self.hand >= 0 and (seat == self.current_player or not self.hand_from_stock):
+            ones.append(self.o_hand + self.hand)  # a card taken from the pile is public
+        else:
+            ones.append(self.o_hand + UNKNOWN)
+        if self.hand >= 0:
+            obs[self.o_from_stock] = float(self.hand_from_stock)
+        if not over:
+            ones.append(self.o_to_move + (self.current_player - seat) % n)
+        if self.discard:
+            ones.append(self.o_top + self.discard[-1])
+            ones.extend(self.o_pile + c for c in self.discard)
+        ones.append(self.o_phase + int(self.phase))
+        ones.append(self.o_dealer + (seat - self.dealer) % n)
+        obs[ones] = 1.0
+        obs[self.o_stock] = len(self.stock) / self.stock_start
+        u = self._unseen[seat]
+        k = int(u.sum())
+        obs[self.o_ev] = float(self.points @ u) / (13.0 * k) if k else 0.0
+        return obs
+
+    def unseen(self, seat: int) -> np.ndarray:
+        return self._unseen[seat].copy()
+
+    def reference_unseen(self, seat: int) -> np.ndarray:
+        """``unseen`` recomputed from the state's knowledge flags (no incremental updates)."""
+        u = np.ones(52, dtype=np.int8)
+        if self.phase == Phase.OVER:
+            return np.zeros(52, dtype=np.int8)
+        for s in range(self.num_players):
+            for i in range(NUM_SLOTS):
+                if self.knows_slot(seat, s, i):
+                    u[self.slots[s][i]] = 0
+        u[self.discard] = 0
+        if self.hand >= 0 and (seat == self.current_player or not self.hand_from_stock):
+            u[self.hand] = 0
+        return u
+
+    def locations(self) -> np.ndarray:
+        loc = np.full(52, -1, dtype=np.int16)
+        for s in range(self.num_players):
+            loc[self.ghost[s]] = 10 * s
+            for i, c in enumerate(self.slots[s]):
+                loc[c] = 10 * s + 1 + i
+        if self.hand >= 0:
+            loc[self.hand] = 10 * self.current_player + 5
+        loc[self.discard] = LOC_DISCARD
+        loc[self.stock] = LOC_STOCK
+        return loc
+
+    def info(self, seat: int) -> dict:
+        sums = self.last_sums or self.round_sums()
+        return {"round_points": sums[seat], "match_points": self.totals[seat] if self.match_to else sums[seat]}
+
+    def render(self, viewer: int | None = None) -> str:
+        from .render import render
+
+        return render(self, viewer)
+
+    # ---- search support ---------------------------------------------------------
+    def clone(self) -> SpokelseEngine:
+        new = copy.copy(self)
+        new.ghost = self.ghost[:]
+        new.slots = [s[:] for s in self.slots]
+        new.discard = self.discard[:]
+        new.stock = self.stock[:]
+        new.owner_known = [k[:] for k in self.owner_known]
+        new.public = [p[:] for p in self.public]
+        new.discarded_by = [d[:] for d in self.discarded_by]
+        new._unseen = self._unseen.copy()
+        new.totals = self.totals[:]
+        new.rewards = self.rewards[:]
+        new.history = self.history[:]
+        return new
+
+    def resample(self, seat: int, rng: np.random.Generator) -> SpokelseEngine:
+        """Redeal the cards ``seat`` cannot locate among their places. Suits and ranks are
+        unconstrained in Spøkelse, so any permutation is consistent with what it saw."""
+        new = self.clone()
+        if self.phase == Phase.OVER:
+            return new
+        places: list[tuple[str, int, int]] = []  # (kind, seat, index)
+        for s in range(self.num_players):
+            places.append(("ghost", s, 0))
+            for i in range(NUM_SLOTS):
+                if not self.knows_slot(seat, s, i):
+                    places.append(("slot", s, i))
+        hidden_hand = self.hand >= 0 and seat != self.current_player and self.hand_from_stock
+        if hidden_hand:
+            places.append(("hand", 0, 0))
+        cards = [self.ghost[s] if k == "ghost" else self.slots[s][i] if k == "slot" else self.hand for k, s, i in places]
+        cards += self.stock
+        perm = [cards[j] for j in rng.permutation(len(cards))]
+        for (k, s, i), c in zip(places, perm):
+            if k == "ghost":
+                new.ghost[s] = c
+            elif k == "slot":
+                new.slots[s][i] = c
+            else:
+                new.hand = c
+        new.stock = perm[len(places) :]
+        for s in range(self.num_players):  # other seats' knowledge follows the new cards
+            new._unseen[s] = new.reference_unseen(s)
+        return new
