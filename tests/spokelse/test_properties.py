@@ -83,6 +83,9 @@ def _check_all(e: SpokelseEngine) -> None:
             assert where.get(10 * s + 1 + i) == 1
     assert where.get(LOC_STOCK, 0) == len(e.stock) and where.get(LOC_DISCARD, 0) == len(e.discard)
     assert sum(counts) == 52
+    # the incrementally updated observation equals the from-scratch encoding for every seat
+    for v in range(n):
+        assert np.array_equal(e.observe(v), e.encode(v)), (v, e.history[-3:])
     # the mask is exactly the legal moves
     mask = e.legal_mask()
     assert np.flatnonzero(mask).tolist() == e.legal_actions()

@@ -96,6 +96,7 @@ class SpokelseEngine(Engine):
             (Phase.PLACE, True): [SWAP0, SWAP0 + 1, SWAP0 + 2, SWAP0 + 3, DISCARD],
             (Phase.PLACE, False): [SWAP0, SWAP0 + 1, SWAP0 + 2, SWAP0 + 3],
         }
+        self._masks = {k: np.isin(np.arange(7), v).astype(np.int8) for k, v in self._legal.items()}
         self._build_layout()
 
     # ---- layout ---------------------------------------------------------------
@@ -167,12 +168,20 @@ class SpokelseEngine(Engine):
             self._unseen[s, self.slots[s][1]] = 0
         self._unseen[:, self.discard[0]] = 0
         self.last_sums = None
+        self._obs = np.zeros((n, self.layout.size), dtype=np.float32)
+        self._ev: list[list[float]] = [[0.0, 0] for _ in range(n)]
+        self._refresh()
 
     # ---- moves ----------------------------------------------------------------
     def legal_actions(self) -> list[int]:
         if self.phase == Phase.OVER:
             return []
         return list(self._legal[(self.phase, self.hand_from_stock)])
+
+    def legal_mask(self) -> np.ndarray:
+        if self.phase == Phase.OVER:
+            return np.zeros(7, dtype=np.int8)
+        return self._masks[(self.phase, self.hand_from_stock)].copy()
 
     def step(self, action: int) -> None:
         # fast path of Engine.step: same checks, no extra allocation
@@ -183,17 +192,30 @@ class SpokelseEngine(Engine):
         self._apply(int(action))
 
     def _apply(self, action: int) -> None:
-        s = self.current_player
-        if action == DRAW:
-            self.hand = self.stock.pop()
-            self.hand_from_stock = True
-            self._unseen[s, self.hand] = 0
+        # The per-seat observation buffers are updated in place here (no re-encoding per
+        # step); ``encode`` is the from-scratch reference and a property test keeps the two equal.
+        s, n, O = self.current_player, self.num_players, self._obs
+        if action == DRAW or action == TAKE:
+            if action == DRAW:
+                card = self.hand = self.stock.pop()
+                self.hand_from_stock = True
+                O[:, self.o_stock] = len(self.stock) / self.stock_start
+                O[s, self.o_hand + UNKNOWN] = 0.0
+                O[s, self.o_hand + card] = 1.0
+                O[:, self.o_from_stock] = 1.0
+                self._see(s, card)
+            else:
+                card = self.hand = self.discard.pop()
+                self.hand_from_stock = False
+                O[:, self.o_hand + UNKNOWN] = 0.0
+                O[:, self.o_hand + card] = 1.0
+                O[:, self.o_top + card] = 0.0
+                O[:, self.o_pile + card] = 0.0
+                if self.discard:
+                    O[:, self.o_top + self.discard[-1]] = 1.0
             self.phase = Phase.PLACE
-            return
-        if action == TAKE:
-            self.hand = self.discard.pop()
-            self.hand_from_stock = False
-            self.phase = Phase.PLACE
+            O[:, self.o_phase] = 0.0
+            O[:, self.o_phase + 1] = 1.0
             return
         card = self.hand
         if action == DISCARD:
@@ -201,19 +223,71 @@ class SpokelseEngine(Engine):
         else:
             i = action - SWAP0
             out = self.slots[s][i]
+            before = [self._slot_view(v, s, i) for v in range(n)]
             self.slots[s][i] = card
             self.owner_known[s][i] = True
             self.public[s][i] = not self.hand_from_stock
+            for v in range(n):
+                self._show_slot(v, s, i, before[v], self._slot_view(v, s, i))
+        if self.discard:
+            O[:, self.o_top + self.discard[-1]] = 0.0
         self.discard.append(out)
         self.discarded_by[s].append(out)
-        self._unseen[:, out] = 0
+        O[:, self.o_top + out] = 1.0
+        O[:, self.o_pile + out] = 1.0
+        for v in range(n):
+            O[v, self.o_by + ((s - v) % n) * 52 + out] = 1.0
+            self._see(v, out)
+            O[v, self.o_hand + card] = 0.0
+            O[v, self.o_hand + UNKNOWN] = 1.0
+        O[:, self.o_from_stock] = 0.0
         self.hand = -1
         self.hand_from_stock = False
         self.phase = Phase.DRAW
+        O[:, self.o_phase + 1] = 0.0
+        O[:, self.o_phase] = 1.0
         if self.stock:
-            self.current_player = (s + 1) % self.num_players
+            self.current_player = nxt = (s + 1) % n
+            for v in range(n):
+                O[v, self.o_to_move + (s - v) % n] = 0.0
+                O[v, self.o_to_move + (nxt - v) % n] = 1.0
         else:
             self._end_round()
+
+    def _see(self, viewer: int, card: int) -> None:
+        """``viewer`` can now locate ``card``: update ``unseen`` and the expected-value feature."""
+        if self._unseen[viewer, card]:
+            self._unseen[viewer, card] = 0
+            self._ev[viewer][0] -= self._points_list[card]
+            self._ev[viewer][1] -= 1
+            total, count = self._ev[viewer]
+            self._obs[viewer, self.o_ev] = total / (13.0 * count) if count else 0.0
+
+    def _slot_view(self, viewer: int, seat: int, i: int) -> int:
+        return self.slots[seat][i] if self.knows_slot(viewer, seat, i) else UNKNOWN
+
+    def _show_slot(self, viewer: int, seat: int, i: int, old: int, new: int) -> None:
+        if old == new:
+            return
+        rel = (seat - viewer) % self.num_players
+        if rel == 0:
+            base, pbase, kbase = self.o_own, self.o_own_pts, self.o_own_known
+        else:
+            base = self.o_opp + (rel - 1) * 212
+            pbase, kbase = self.o_opp_pts + (rel - 1) * 4, self.o_opp_known + (rel - 1) * 4
+        O = self._obs[viewer]
+        O[base + 53 * i + old] = 0.0
+        O[base + 53 * i + new] = 1.0
+        known = new != UNKNOWN
+        O[kbase + i] = 1.0 if known else 0.0
+        O[pbase + i] = self._points_list[new] / 13.0 if known else 0.0
+
+    def _refresh(self) -> None:
+        """Rebuild every seat's observation buffer and expected-value sums from scratch."""
+        for v in range(self.num_players):
+            u = self._unseen[v]
+            self._ev[v] = [float(self.points @ u), int(u.sum())]
+            self._obs[v] = self.encode(v)
 
     def round_sums(self) -> list[float]:
         p = self._points_list
@@ -233,6 +307,7 @@ class SpokelseEngine(Engine):
         scores = self.totals if in_match else sums
         self.phase = Phase.OVER
         self.terminal = True
+        self._refresh()
         if self.config["reward"] == "win":
             low = min(scores)
             self.rewards = winners_rewards(n, [s for s in range(n) if scores[s] == low])
@@ -245,6 +320,10 @@ class SpokelseEngine(Engine):
         return self.public[seat][i] or (seat == viewer and self.owner_known[seat][i]) or self.phase == Phase.OVER
 
     def observe(self, seat: int) -> np.ndarray:
+        return self._obs[seat].copy()
+
+    def encode(self, seat: int) -> np.ndarray:
+        """The observation of ``seat`` encoded from scratch (reference for the incremental buffers)."""
         n = self.num_players
         obs = np.zeros(self.layout.size, dtype=np.float32)
         ones: list[int] = []
@@ -342,6 +421,8 @@ class SpokelseEngine(Engine):
         new.public = [p[:] for p in self.public]
         new.discarded_by = [d[:] for d in self.discarded_by]
         new._unseen = self._unseen.copy()
+        new._obs = self._obs.copy()
+        new._ev = [ev[:] for ev in self._ev]
         new.totals = self.totals[:]
         new.rewards = self.rewards[:]
         new.history = self.history[:]
@@ -375,4 +456,5 @@ class SpokelseEngine(Engine):
         new.stock = perm[len(places) :]
         for s in range(self.num_players):  # other seats' knowledge follows the new cards
             new._unseen[s] = new.reference_unseen(s)
+        new._refresh()
         return new
