@@ -1,0 +1,791 @@
+"""Sprøyte: a Norwegian trick-taking game for three, as a pure rules engine.
+
+Three players, ace high. Each deal has a short preparation and then trick play:
+every player gets 12 cards (13 in ``tretten``); in ``vanlig`` and ``variasjon`` the
+players in turn lay cards face down and draw as many from an exchange pile; in
+``tretten`` each player in turn may swap the whole hand for a hidden talon. Then the
+tricks are played: follow suit if able, the highest trump wins, else the highest card
+of the suit led, and the winner leads. A deal scores by tricks: 1 point per trick over
+four in trump and grand contracts, 1 point per trick under four in nullo.
+
+The three forms (``variant=``):
+
+* ``vanlig`` (default): 48 cards (no twos), 12 each, a 12-card exchange pile, always
+  trump; the trump suit rotates ♣ ♠ ♥ ♦ by deal.
+* ``variasjon``: 52 cards, 12 each, a 16-card exchange pile; the contract comes from
+  the card shown after the cut: 2–5 nullo (fewest tricks, no trump), 6–10 trump in the
+  shown card's suit, J Q K A grand (no trump).
+* ``tretten``: 52 cards, 13 each and a 13-card hidden talon, always trump, the trump
+  suit rotating ♣ ♠ ♥ ♦ by deal.
+
+Decisions where the source is silent or loose (RULES.md marks each one):
+
+* **Deal.** One card at a time, forhånd (left of the dealer) first, then the middle
+  seat, then the dealer (in ``tretten`` then the talon, so the talon gets every fourth
+  card). A stacked deck's index 0 goes to forhånd. The undealt rest is the exchange
+  pile, top first: ``vanlig`` deck indices 36–47, ``variasjon`` 36–51.
+* **The shown card** (``variasjon``). Forhånd cuts and the card at the cut is shown;
+  after the cut it is the bottom card of the deck, so it is ``deck[-1]``, the last card
+  of the exchange pile. It stays there unless a draw reaches the bottom of the pile,
+  in which case the drawing seat holds it. Since the numbers of cards exchanged are
+  public, every seat can always locate it: it is never ``unseen``.
+* **Trump rotation.** The first deal of an episode is played in clubs, the next in
+  spades, hearts, diamonds, then clubs again (every deal of a match counts).
+  ``trump="S"|"H"|"D"|"C"`` fixes the suit instead; it is refused in ``variasjon``,
+  where the shown card decides.
+* **Exchange quotas** (``vanlig``, ``variasjon``). Forhånd, then middle, then dealer
+  lay down cards one at a time (``discard:XX``, face down and out of play, seen only by
+  the discarder) and close with ``done``, which draws as many cards from the top of the
+  pile. ``variasjon`` allows 8 / 5 / 3; ``vanlig`` 5 / 4 / 3 (the source gives no
+  split); ``exchange_quota=(a, b, c)`` sets them. What a seat leaves unused is carried
+  to the next seat: a seat's allowance is its quota plus everything the earlier seats
+  were allowed and did not use, and every limit is capped by the cards left in the
+  pile (and by the hand). The cards drawn arrive after ``done``, so they can never be
+  discarded again. Every seat acts in turn even when its limit is 0 (then ``done`` is
+  its only action). The counts are public; cards left in the pile stay out of play,
+  unseen by everyone.
+* **Talon** (``tretten``). Forhånd is offered the talon first (``take_talon`` or
+  ``keep``); after ``keep`` the offer passes to middle and then dealer. The first seat
+  that takes it swaps its whole hand for the talon without seeing it first; the old
+  hand goes face down out of play, seen only by that seat. At most one swap per deal:
+  after a take the play starts at once. If all three keep, the talon stays hidden.
+* **Play.** Forhånd leads the first trick. Follow suit if able; a void player may play
+  any card (trump or not). The highest trump wins, else the highest card of the suit
+  led; the winner leads the next trick. A seat that does not follow reveals a void in
+  the suit led; the observation keeps it.
+* **Points.** Trump and grand: ``max(0, tricks - 4)`` (5 → 1, 6 → 2, 7 → 3); nullo:
+  ``max(0, 4 - tricks)`` (1 → 3, 0 → 4). Also in ``tretten`` (13 tricks) four is the par.
+* **Rewards.** ``reward="relative"`` (default, zero-sum): at the end of a deal each
+  seat gets its points minus the mean of the other two seats' points.
+  ``reward="raw"``: the points themselves.
+* **Match** (``match_to=10``): points add up over deals and the match ends after the
+  deal in which some seat reaches the target. Deals before the last give reward 0. The
+  final reward with ``reward="relative"`` is the zero-sum split among the seats with
+  the highest total (winners ``+1/|W|``, others ``-1/(3-|W|)``, a three-way tie 0);
+  with ``reward="raw"`` it is each seat's match total. The deal passes to the left,
+  later deals are shuffled from the episode's seed, and the trump keeps rotating.
+* **Knowledge** (``unseen``). A seat locates its own hand, its own discards (and in
+  ``tretten`` its old hand), every played card and the shown card. Everything else in
+  the deck is unseen: the other seats' hands and discards, the talon and the cards
+  left in the pile. The engine does not infer locations by elimination (e.g. "all
+  hidden cards must be in the talon"): a card counts as located only when the seat has
+  seen it or seen where it went. The twos are always 0 in ``vanlig``.
+"""
+
+from __future__ import annotations
+
+import copy
+from bisect import insort
+from enum import IntEnum
+
+import numpy as np
+
+from ...core.cards import FRENCH, FRENCH_CODES, FRENCH_NO_TWOS, SUITS
+from ...core.engine import Engine, Option, int_in, one_of, winners_rewards
+from ...core.errors import ConfigError
+from ...core.layout import Layout
+from ...core.tricks import follow_suit_legal, trick_winner_trump
+
+VARIANTS = ("vanlig", "variasjon", "tretten")
+N = 3  # Sprøyte is a game for three
+
+# The action table, the same for every configuration (indices are stable).
+DISCARD0 = 0  # discard:XX = card index (0–51)
+DONE = 52
+TAKE_TALON = 53
+KEEP = 54
+PLAY0 = 55  # play:XX = 55 + card index (55–106)
+ACTION_NAMES: tuple[str, ...] = (
+    tuple(f"discard:{c}" for c in FRENCH_CODES)
+    + ("done", "take_talon", "keep")
+    + tuple(f"play:{c}" for c in FRENCH_CODES)
+)
+NUM_ACTIONS = len(ACTION_NAMES)
+
+TRUMP, GRAND, NULLO = 0, 1, 2
+CONTRACT_NAMES = ("trump", "grand", "nullo")
+ROTATION = (3, 0, 1, 2)  # suit indices (S H D C = 0 1 2 3) of deals 1, 2, 3, 4: ♣ ♠ ♥ ♦
+DEFAULT_QUOTA = {"vanlig": (5, 4, 3), "variasjon": (8, 5, 3), "tretten": (0, 0, 0)}
+PAR = 4  # tricks that score nothing
+
+# Location codes of ``locations()``.
+LOC_HAND = 0  # + seat
+LOC_OUT = 10  # + seat: discarded by that seat (or its old hand after a talon swap)
+LOC_PILE = 20  # still in the exchange pile
+LOC_TALON = 21
+LOC_TABLE = 30  # + seat: in the trick on the table, played by that seat
+LOC_WON = 40  # + seat: in a trick won by that seat
+
+# Observation scales (so that every entry lies in [0, 1]).
+MAX_TRICKS = 13
+MAX_POINTS = MAX_TRICKS - PAR
+MAX_PILE = 16
+MAX_HAND = 13
+
+
+class Phase(IntEnum):
+    EXCHANGE = 0
+    TALON = 1
+    PLAY = 2
+    OVER = 3
+
+
+def deal_points(tricks: int, contract: int) -> int:
+    """Points of one deal: tricks over four (trump, grand) or under four (nullo)."""
+    return max(0, PAR - tricks) if contract == NULLO else max(0, tricks - PAR)
+
+
+def contract_of_shown(card: int) -> tuple[int, int | None]:
+    """``variasjon``: (contract, trump suit) from the shown card. 2–5 nullo, 6–10 trump, J–A grand."""
+    r = card % 13  # 0 = ace, 1 = two … 9 = ten, 10 = jack, 11 = queen, 12 = king
+    if 1 <= r <= 4:
+        return NULLO, None
+    if 5 <= r <= 9:
+        return TRUMP, card // 13
+    return GRAND, None
+
+
+def _quota_ok(v) -> bool:
+    return v is None or (isinstance(v, (tuple, list)) and len(v) == 3 and all(int_in(0)(x) for x in v))
+
+
+def _trump_ok(v) -> bool:
+    return v is None or (isinstance(v, str) and len(v) == 1 and v.upper() in SUITS)
+
+
+class SproyteEngine(Engine):
+    NAME = "sproyte"
+    ENV_NAME = "sproyte_v0"
+    OPTIONS = {
+        "variant": Option("vanlig", one_of(*VARIANTS), '"vanlig" (default), "variasjon" or "tretten"'),
+        "exchange_quota": Option(
+            None, _quota_ok, "None (the variant's 5/4/3 or 8/5/3) or three non-negative ints (forhånd, middle, dealer)"
+        ),
+        "trump": Option(None, _trump_ok, 'None (rotating ♣ ♠ ♥ ♦ by deal) or a suit letter "S", "H", "D" or "C"'),
+        "match_to": Option(None, lambda v: v is None or int_in(1)(v), "None (one deal) or a positive int such as 10"),
+        "reward": Option("relative", one_of("relative", "raw"), '"relative" (default) or "raw"'),
+        "num_players": Option(3, one_of(3), "3 (Sprøyte is a game for three)"),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        cfg = self.config
+        self.num_players = N
+        self.variant = cfg["variant"]
+        if self.variant == "tretten" and cfg["exchange_quota"] is not None:
+            raise ConfigError(
+                "sproyte: exchange_quota is not allowed with variant='tretten' (it has a talon, no exchange pile)"
+            )
+        if self.variant == "variasjon" and cfg["trump"] is not None:
+            raise ConfigError(
+                "sproyte: trump= is not allowed with variant='variasjon' (the shown card decides the trump)"
+            )
+        self.deck = FRENCH_NO_TWOS if self.variant == "vanlig" else FRENCH
+        self.tretten = self.variant == "tretten"
+        self.hand_size = 13 if self.tretten else 12
+        self.num_tricks = self.hand_size
+        self.quota = tuple(int(x) for x in (cfg["exchange_quota"] or DEFAULT_QUOTA[self.variant]))
+        self.fixed_trump = SUITS.index(cfg["trump"].upper()) if cfg["trump"] is not None else None
+        self.match_to = cfg["match_to"]
+        self.raw_reward = cfg["reward"] == "raw"
+        self.action_names = ACTION_NAMES
+        self._build_action_index()
+        self._deck_mask = np.zeros(52, dtype=np.int8)
+        self._deck_mask[list(self.deck.cards)] = 1
+        self._build_layout()
+
+    # ---- layout ---------------------------------------------------------------
+    def _build_layout(self) -> None:
+        L = Layout()
+        self.o_hand = L.add("hand", 52, "own hand (card bits, index 13·suit + rank)")
+        self.o_contract = L.add("contract", 3, "one-hot contract: trump, grand, nullo")
+        self.o_trump = L.add("trump", 4, "one-hot trump suit S H D C (all 0 in grand and nullo)")
+        self.o_shown = L.add("shown", 52, "the card shown after the cut (variasjon), one-hot; else 0")
+        self.o_shown_holder = L.add(
+            "shown_holder", 3, "relative seat whose draw reached the shown card at the pile bottom (variasjon), one-hot"
+        )
+        self.o_phase = L.add("phase", 4, "one-hot phase: exchange, talon offer, play, over")
+        self.o_to_move = L.add("to_move", 3, "one-hot relative seat on move (0 = self; all 0 when over)")
+        self.o_dealer = L.add("seat_from_dealer", 3, "one-hot (seat − dealer) mod 3: 0 dealer, 1 forhånd, 2 middle")
+        self.o_pile = L.add("pile_left", 1, "cards left in the exchange pile / 16")
+        self.o_ex_left = L.add("exchange_left", 1, "cards the seat on move may still discard now / 12 (exchange phase)")
+        self.o_exchanged = L.add("exchanged", 3, "cards each relative seat has discarded (and drawn) this deal / 12")
+        self.o_ex_done = L.add("exchange_done", 3, "1 for each relative seat that has finished its exchange")
+        self.o_out = L.add("own_out", 52, "own cards out of play: own discards, or the old hand after taking the talon")
+        self.o_talon_keep = L.add("talon_kept", 3, "1 for each relative seat that declined the talon (tretten)")
+        self.o_talon_took = L.add("talon_taken", 3, "1 for the relative seat that took the talon (tretten)")
+        self.o_trick = L.add("trick", 3 * 52, "current trick: for relative seats 0, 1, 2 the card it played (one-hot)")
+        self.o_leader = L.add("leader", 3, "one-hot relative seat that leads the current trick (play phase)")
+        self.o_last = L.add("last_trick", 3 * 52, "the previous completed trick, per relative seat (one-hot)")
+        self.o_played = L.add("played", 3 * 52, "every card each relative seat has played this deal")
+        self.o_voids = L.add("voids", 3 * 4, "relative seat × suit: 1 where that seat failed to follow that suit")
+        self.o_tricks = L.add("tricks_won", 3, "tricks won this deal per relative seat / 13")
+        self.o_points = L.add("deal_points", 3, "points per relative seat if the deal ended now / 9")
+        self.o_match = L.add("match_points", 3, "match totals per relative seat / match_to (0 outside a match)")
+        self.layout = L
+        self.obs_size = L.size
+        self._base = [s * L.size for s in range(N)]
+
+    # ---- episode --------------------------------------------------------------
+    def _start(self, deck, dealer):
+        self.totals = [0] * N
+        self.deal_no = 0
+        self.final_points: list[int] | None = None
+        self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
+
+    def _deal(self, deck: list[int], dealer: int) -> None:
+        self.dealer = dealer
+        order = [(dealer + 1) % N, (dealer + 2) % N, dealer]  # forhånd, middle, dealer
+        self.order = order
+        self.deck_order = list(deck)
+        self.deal_start = len(self.history)
+        hands: list[list[int]] = [[], [], []]
+        talon: list[int] = []
+        if self.tretten:
+            for i, c in enumerate(deck):
+                k = i & 3
+                (talon if k == 3 else hands[order[k]]).append(c)
+            pile: list[int] = []
+        else:
+            dealt = N * self.hand_size
+            for i in range(dealt):
+                hands[order[i % N]].append(deck[i])
+            pile = list(deck[dealt:])
+        self.hands = [sorted(h) for h in hands]
+        self.suit_count = [[0, 0, 0, 0] for _ in range(N)]
+        for s in range(N):
+            for c in self.hands[s]:
+                self.suit_count[s][c // 13] += 1
+        self.talon = talon
+        self.pile = pile
+        self.pile_pos = 0
+        self.out: list[list[int]] = [[], [], []]
+        # contract
+        self.shown = -1
+        self.shown_holder = -1
+        if self.variant == "variasjon":
+            self.shown = deck[-1]
+            self.contract, trump = contract_of_shown(self.shown)
+        else:
+            self.contract = TRUMP
+            trump = self.fixed_trump if self.fixed_trump is not None else ROTATION[self.deal_no % 4]
+        self.trump = -1 if trump is None else trump
+        self._trump_arg = trump  # for trick_winner_trump (None = no trump)
+        # preparation phase
+        self.prep_idx = 0  # index into ``order`` of the seat exchanging / offered the talon
+        self.ex_carry = 0
+        self.ex_count = [0, 0, 0]
+        self.ex_done = [False, False, False]
+        self.talon_keep = [False, False, False]
+        self.talon_taker = -1
+        # play
+        self.trick: list[int] = []
+        self.trick_seats: list[int] = []
+        self.last_trick: list[int] = []
+        self.last_seats: list[int] = []
+        self.leader = order[0]
+        self.led = -1
+        self.tricks = [0, 0, 0]
+        self.played: list[list[int]] = [[], [], []]
+        self.won: list[list[int]] = [[], [], []]
+        self.voids = [[False] * 4 for _ in range(N)]
+        self.trick_no = 0
+        self.current_player = order[0]
+        if self.tretten:
+            self.phase = Phase.TALON
+            self.ex_limit = 0
+        else:
+            self.phase = Phase.EXCHANGE
+            self.ex_limit = self._limit()
+        # knowledge: incremental per seat
+        u = np.repeat(self._deck_mask[None, :], N, axis=0)
+        for s in range(N):
+            u[s, self.hands[s]] = 0
+        if self.shown >= 0:
+            u[:, self.shown] = 0
+        self._unseen = u
+        self._uflat = u.reshape(-1)
+        self._init_obs()
+        self._legal: list[int] | None = None
+
+    def _limit(self) -> int:
+        """How many cards the seat now exchanging may discard in all."""
+        s = self.order[self.prep_idx]
+        allowance = self.quota[self.prep_idx] + self.ex_carry
+        return max(0, min(allowance, len(self.pile) - self.pile_pos, len(self.hands[s]) + self.ex_count[s]))
+
+    # ---- moves ----------------------------------------------------------------
+    def _legal_list(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            legal = self._compute_legal()
+            self._legal = legal
+        return legal
+
+    def _compute_legal(self) -> list[int]:
+        ph = self.phase
+        s = self.current_player
+        if ph == Phase.PLAY:
+            led = self.led if self.trick else None
+            return [PLAY0 + c for c in follow_suit_legal(self.hands[s], led)]
+        if ph == Phase.EXCHANGE:
+            if self.ex_count[s] < self.ex_limit:
+                return [DISCARD0 + c for c in self.hands[s]] + [DONE]
+            return [DONE]
+        if ph == Phase.TALON:
+            return [TAKE_TALON, KEEP]
+        return []
+
+    def legal_actions(self) -> list[int]:
+        return list(self._legal_list())
+
+    def legal_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        legal = self._legal_list()
+        if legal:
+            mask[legal] = 1
+        return mask
+
+    def step(self, action: int) -> None:
+        # Engine.step without the list copy: the same check before any mutation
+        legal = self._legal_list()
+        if action not in legal:
+            self.raise_illegal(action, list(legal))
+        self.rewards = [0.0, 0.0, 0.0]
+        a = int(action)
+        self.history.append((self.current_player, a))
+        self._apply(a)
+
+    def _apply(self, action: int) -> None:
+        s = self.current_player
+        self._legal = None
+        ph = self.phase
+        if ph == Phase.PLAY:
+            self._play(s, action - PLAY0)
+        elif ph == Phase.EXCHANGE:
+            if action == DONE:
+                self._exchange_done(s)
+            else:
+                self._discard(s, action - DISCARD0)
+        elif action == TAKE_TALON:
+            self._take_talon(s)
+        else:
+            self._keep(s)
+
+    def _discard(self, s: int, c: int) -> None:
+        self.hands[s].remove(c)
+        self.suit_count[s][c // 13] -= 1
+        self.out[s].append(c)
+        self.ex_count[s] += 1
+        f, B, L = self._flat, self._base, self.obs_size
+        f[B[s] + self.o_hand + c] = 0.0
+        f[B[s] + self.o_out + c] = 1.0
+        v = self.ex_count[s] / 12.0
+        off = self.o_exchanged
+        for o in range(N):
+            f[o * L + off + (s - o) % N] = v
+
+    def _exchange_done(self, s: int) -> None:
+        k = self.ex_count[s]
+        f, L = self._flat, self.obs_size
+        if k:
+            drawn = self.pile[self.pile_pos : self.pile_pos + k]
+            self.pile_pos += k
+            hand, sc = self.hands[s], self.suit_count[s]
+            b = self._base[s] + self.o_hand
+            ub = 52 * s
+            uf = self._uflat
+            for c in drawn:
+                insort(hand, c)
+                sc[c // 13] += 1
+                f[b + c] = 1.0
+                uf[ub + c] = 0
+            if self.shown in drawn:
+                self.shown_holder = s
+                for o in range(N):
+                    f[o * L + self.o_shown_holder + (s - o) % N] = 1.0
+            v = (len(self.pile) - self.pile_pos) / MAX_PILE
+            for o in range(N):
+                f[o * L + self.o_pile] = v
+        self.ex_done[s] = True
+        for o in range(N):
+            f[o * L + self.o_ex_done + (s - o) % N] = 1.0
+        i = self.prep_idx
+        self.ex_carry = self.quota[i] + self.ex_carry - k
+        self.prep_idx = i + 1
+        if self.prep_idx == N:
+            self._start_play()
+        else:
+            self.current_player = self.order[self.prep_idx]
+            self.ex_limit = self._limit()
+
+    def _take_talon(self, s: int) -> None:
+        old = self.hands[s]
+        new = sorted(self.talon)
+        self.out[s].extend(old)
+        self.hands[s] = new
+        self.talon = []
+        self.talon_taker = s
+        sc = [0, 0, 0, 0]
+        for c in new:
+            sc[c // 13] += 1
+        self.suit_count[s] = sc
+        f, L = self._flat, self.obs_size
+        b = self._base[s]
+        uf, ub = self._uflat, 52 * s
+        for c in old:
+            f[b + self.o_hand + c] = 0.0
+            f[b + self.o_out + c] = 1.0
+        for c in new:
+            f[b + self.o_hand + c] = 1.0
+            uf[ub + c] = 0
+        for o in range(N):
+            f[o * L + self.o_talon_took + (s - o) % N] = 1.0
+        self._start_play()
+
+    def _keep(self, s: int) -> None:
+        self.talon_keep[s] = True
+        f, L = self._flat, self.obs_size
+        for o in range(N):
+            f[o * L + self.o_talon_keep + (s - o) % N] = 1.0
+        self.prep_idx += 1
+        if self.prep_idx == N:
+            self._start_play()
+        else:
+            self.current_player = self.order[self.prep_idx]
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.ex_limit = 0
+        self.leader = self.order[0]
+        self.current_player = self.leader
+
+    def _play(self, s: int, c: int) -> None:
+        self.hands[s].remove(c)
+        suit = c // 13
+        self.suit_count[s][suit] -= 1
+        trick = self.trick
+        f, L = self._flat, self.obs_size
+        if trick:
+            led = self.led
+            if suit != led and not self.voids[s][led]:
+                self.voids[s][led] = True
+                off = self.o_voids + led
+                for o in range(N):
+                    f[o * L + off + 4 * ((s - o) % N)] = 1.0
+        else:
+            self.led = suit
+        trick.append(c)
+        self.trick_seats.append(s)
+        self.played[s].append(c)
+        uf = self._uflat
+        uf[c] = 0
+        uf[52 + c] = 0
+        uf[104 + c] = 0
+        f[s * L + self.o_hand + c] = 0.0
+        ot, op = self.o_trick + c, self.o_played + c
+        for o in range(N):
+            r = 52 * ((s - o) % N)
+            f[o * L + ot + r] = 1.0
+            f[o * L + op + r] = 1.0
+        if len(trick) < N:
+            self.current_player = (s + 1) % N
+            return
+        w = self.trick_seats[trick_winner_trump(trick, self._trump_arg)]
+        self.tricks[w] += 1
+        self.won[w].extend(trick)
+        # the trick segment has the same per-observer layout as last_trick: move it over whole
+        ot, ol = self.o_trick, self.o_last
+        obs = self._obs
+        obs[:, ol : ol + 156] = obs[:, ot : ot + 156]
+        obs[:, ot : ot + 156] = 0.0
+        vt = self.tricks[w] / MAX_TRICKS
+        vp = deal_points(self.tricks[w], self.contract) / MAX_POINTS
+        for o in range(N):
+            rw = o * L + (w - o) % N
+            f[rw + self.o_tricks] = vt
+            f[rw + self.o_points] = vp
+        self.last_trick, self.last_seats = trick, self.trick_seats
+        self.trick, self.trick_seats = [], []
+        self.trick_no += 1
+        self.leader = w
+        self.current_player = w
+        if self.trick_no == self.num_tricks:
+            self._end_deal()
+
+    def _end_deal(self) -> None:
+        pts = [deal_points(t, self.contract) for t in self.tricks]
+        self.final_points = pts
+        for s in range(N):
+            self.totals[s] += pts[s]
+        if self.match_to is not None and max(self.totals) < self.match_to:
+            self.deal_no += 1
+            self._deal(self.shuffled_deck(), (self.dealer + 1) % N)
+            return
+        self.phase = Phase.OVER
+        self.terminal = True
+        if self.match_to is not None:
+            self._write_match_points()
+            if self.raw_reward:
+                self.rewards = [float(t) for t in self.totals]
+            else:
+                top = max(self.totals)
+                self.rewards = winners_rewards(N, [s for s in range(N) if self.totals[s] == top])
+        elif self.raw_reward:
+            self.rewards = [float(p) for p in pts]
+        else:
+            total = sum(pts)
+            self.rewards = [p - (total - p) / 2.0 for p in pts]
+
+    # ---- observation ----------------------------------------------------------
+    def _init_obs(self) -> None:
+        """The per-seat observation buffers at the start of a deal."""
+        L = self.obs_size
+        self._obs = np.zeros((N, L), dtype=np.float32)
+        self._flat = f = self._obs.reshape(-1)
+        pile_v = (len(self.pile) - self.pile_pos) / MAX_PILE
+        np0 = deal_points(0, self.contract) / MAX_POINTS
+        for o in range(N):
+            b = o * L
+            for c in self.hands[o]:
+                f[b + self.o_hand + c] = 1.0
+            f[b + self.o_contract + self.contract] = 1.0
+            if self.trump >= 0:
+                f[b + self.o_trump + self.trump] = 1.0
+            if self.shown >= 0:
+                f[b + self.o_shown + self.shown] = 1.0
+            f[b + self.o_dealer + (o - self.dealer) % N] = 1.0
+            f[b + self.o_pile] = pile_v
+            for r in range(N):
+                f[b + self.o_points + r] = np0
+        self._write_match_points()
+
+    def _write_match_points(self) -> None:
+        if self.match_to is None:
+            return
+        f, L = self._flat, self.obs_size
+        for o in range(N):
+            for s in range(N):
+                f[o * L + self.o_match + (s - o) % N] = self.totals[s] / self.match_to
+
+    def observe(self, seat: int) -> np.ndarray:
+        out = self._obs[seat].copy()
+        ph = self.phase
+        out[self.o_phase + ph] = 1.0
+        if ph != Phase.OVER:
+            cur = self.current_player
+            out[self.o_to_move + (cur - seat) % N] = 1.0
+            if ph == Phase.PLAY:
+                out[self.o_leader + (self.leader - seat) % N] = 1.0
+            elif ph == Phase.EXCHANGE:
+                out[self.o_ex_left] = (self.ex_limit - self.ex_count[cur]) / 12.0
+        return out
+
+    def observe_reference(self, seat: int) -> np.ndarray:
+        """``observe`` rebuilt from the state lists alone (no incremental buffers); for tests."""
+        obs = np.zeros(self.obs_size, dtype=np.float32)
+
+        def rel(s: int) -> int:
+            return (s - seat) % N
+
+        obs[[self.o_hand + c for c in self.hands[seat]]] = 1.0
+        obs[self.o_contract + self.contract] = 1.0
+        if self.trump >= 0:
+            obs[self.o_trump + self.trump] = 1.0
+        if self.shown >= 0:
+            obs[self.o_shown + self.shown] = 1.0
+        if self.shown_holder >= 0:
+            obs[self.o_shown_holder + rel(self.shown_holder)] = 1.0
+        obs[self.o_phase + int(self.phase)] = 1.0
+        over = self.phase == Phase.OVER
+        if not over:
+            obs[self.o_to_move + rel(self.current_player)] = 1.0
+        obs[self.o_dealer + (seat - self.dealer) % N] = 1.0
+        obs[self.o_pile] = (len(self.pile) - self.pile_pos) / MAX_PILE
+        if self.phase == Phase.EXCHANGE:
+            obs[self.o_ex_left] = (self.ex_limit - self.ex_count[self.current_player]) / 12.0
+        for s in range(N):
+            r = rel(s)
+            obs[self.o_exchanged + r] = self.ex_count[s] / 12.0
+            obs[self.o_ex_done + r] = float(self.ex_done[s])
+            obs[self.o_talon_keep + r] = float(self.talon_keep[s])
+            obs[self.o_talon_took + r] = float(self.talon_taker == s)
+            for c in self.played[s]:
+                obs[self.o_played + 52 * r + c] = 1.0
+            for suit in range(4):
+                obs[self.o_voids + 4 * r + suit] = float(self.voids[s][suit])
+            obs[self.o_tricks + r] = self.tricks[s] / MAX_TRICKS
+            obs[self.o_points + r] = deal_points(self.tricks[s], self.contract) / MAX_POINTS
+            if self.match_to is not None:
+                obs[self.o_match + r] = self.totals[s] / self.match_to
+        for c in self.out[seat]:
+            obs[self.o_out + c] = 1.0
+        for s, c in zip(self.trick_seats, self.trick, strict=True):
+            obs[self.o_trick + 52 * rel(s) + c] = 1.0
+        for s, c in zip(self.last_seats, self.last_trick, strict=True):
+            obs[self.o_last + 52 * rel(s) + c] = 1.0
+        if self.phase == Phase.PLAY:
+            obs[self.o_leader + rel(self.leader)] = 1.0
+        return obs
+
+    def decode(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        """An observation vector cut into its named segments (see ``layout``)."""
+        return self.layout.split(observation)
+
+    # ---- knowledge ------------------------------------------------------------
+    def unseen(self, seat: int) -> np.ndarray:
+        return self._unseen[seat].copy()
+
+    def reference_unseen(self, seat: int) -> np.ndarray:
+        """``unseen`` recomputed from where the cards are (no incremental updates)."""
+        u = self._deck_mask.copy()
+        u[self.hands[seat]] = 0
+        u[self.out[seat]] = 0
+        for s in range(N):
+            u[self.played[s]] = 0
+        if self.shown >= 0:
+            u[self.shown] = 0
+        return u
+
+    def locations(self) -> np.ndarray:
+        loc = np.full(52, -1, dtype=np.int16)
+        for s in range(N):
+            loc[self.hands[s]] = LOC_HAND + s
+            loc[self.out[s]] = LOC_OUT + s
+            loc[self.won[s]] = LOC_WON + s
+        loc[self.pile[self.pile_pos :]] = LOC_PILE
+        loc[self.talon] = LOC_TALON
+        for s, c in zip(self.trick_seats, self.trick, strict=True):
+            loc[c] = LOC_TABLE + s
+        return loc
+
+    # ---- results --------------------------------------------------------------
+    def points_now(self) -> list[int]:
+        return [deal_points(t, self.contract) for t in self.tricks]
+
+    def info(self, seat: int) -> dict:
+        pts = self.final_points if self.terminal and self.final_points is not None else self.points_now()
+        return {
+            "tricks": int(self.tricks[seat]),
+            "deal_points": int(pts[seat]),
+            "match_points": int(self.totals[seat]) if self.match_to is not None else int(pts[seat]),
+            "contract": CONTRACT_NAMES[self.contract],
+            "trump": SUITS[self.trump] if self.trump >= 0 else None,
+        }
+
+    def render(self, viewer: int | None = None) -> str:
+        from .render import render
+
+        return render(self, viewer)
+
+    # ---- search support ---------------------------------------------------------
+    def clone(self) -> SproyteEngine:
+        new = copy.copy(self)
+        new.hands = [h[:] for h in self.hands]
+        new.suit_count = [c[:] for c in self.suit_count]
+        new.talon = self.talon[:]
+        new.pile = self.pile[:]
+        new.out = [o[:] for o in self.out]
+        new.ex_count = self.ex_count[:]
+        new.ex_done = self.ex_done[:]
+        new.talon_keep = self.talon_keep[:]
+        new.trick = self.trick[:]
+        new.trick_seats = self.trick_seats[:]
+        new.last_trick = self.last_trick[:]
+        new.last_seats = self.last_seats[:]
+        new.tricks = self.tricks[:]
+        new.played = [p[:] for p in self.played]
+        new.won = [w[:] for w in self.won]
+        new.voids = [v[:] for v in self.voids]
+        new.totals = self.totals[:]
+        new.final_points = self.final_points[:] if self.final_points is not None else None
+        new.order = self.order[:]
+        new.deck_order = self.deck_order[:]
+        new.rewards = self.rewards[:]
+        new.history = self.history[:]
+        new._unseen = self._unseen.copy()
+        new._uflat = new._unseen.reshape(-1)
+        new._obs = self._obs.copy()
+        new._flat = new._obs.reshape(-1)
+        new._legal = None
+        if hasattr(self, "rng"):
+            new.rng = copy.deepcopy(self.rng)
+        return new
+
+    def resample(self, seat: int, rng: np.random.Generator) -> SproyteEngine:
+        """A copy in which the cards ``seat`` cannot locate are redealt among their places.
+
+        The places are the other seats' hands (which keep their sizes and may not get a
+        suit their seat has shown void in), the other seats' discards, the cards left in
+        the pile (the shown card keeps its place) and the talon. The copy's future deals
+        are shuffled from ``rng``, so it reveals nothing about the real ones.
+        """
+        new = self.clone()
+        if hasattr(self, "rng"):
+            new.rng = np.random.default_rng(int(rng.integers(2**63)))
+        hidden = self._unseen[seat]
+        places: list[tuple[list[int], list[int], int]] = []  # (container, positions, allowed-suit bits)
+        for s in range(N):
+            if s == seat:
+                continue
+            allowed = sum(1 << suit for suit in range(4) if not self.voids[s][suit])
+            places.append((new.hands[s], [i for i, c in enumerate(new.hands[s]) if hidden[c]], allowed))
+            places.append((new.out[s], [i for i, c in enumerate(new.out[s]) if hidden[c]], 15))
+        places.append((new.pile, [i for i in range(new.pile_pos, len(new.pile)) if hidden[new.pile[i]]], 15))
+        places.append((new.talon, [i for i, c in enumerate(new.talon) if hidden[c]], 15))
+        cards = [cont[i] for cont, pos, _ in places for i in pos]
+        assignment = _constrained_deal(cards, [(len(pos), allowed) for _, pos, allowed in places], rng)
+        for (cont, pos, _), got in zip(places, assignment, strict=True):
+            for i, c in zip(pos, got, strict=True):
+                cont[i] = c
+        for s in range(N):
+            new.hands[s].sort()
+            sc = [0, 0, 0, 0]
+            for c in new.hands[s]:
+                sc[c // 13] += 1
+            new.suit_count[s] = sc
+            new._unseen[s] = new.reference_unseen(s)
+        for s in range(N):
+            new._obs[s] = new.observe_reference(s)
+            # the buffers hold only the incremental part; observe() adds the per-move fields
+            new._obs[s, new.o_phase : new.o_phase + 4] = 0.0
+            new._obs[s, new.o_to_move : new.o_to_move + 3] = 0.0
+            new._obs[s, new.o_leader : new.o_leader + 3] = 0.0
+            new._obs[s, new.o_ex_left] = 0.0
+        return new
+
+
+def _constrained_deal(cards: list[int], places: list[tuple[int, int]], rng: np.random.Generator) -> list[list[int]]:
+    """Deal ``cards`` into places of the given (size, allowed-suit bits), uniformly at random
+    card by card, never making the rest impossible (Hall's condition over the four suits)."""
+    supply = [0, 0, 0, 0]
+    for c in cards:
+        supply[c // 13] += 1
+    cap = [size for size, _ in places]
+    allowed = [bits for _, bits in places]
+    out: list[list[int]] = [[] for _ in places]
+    order = [cards[i] for i in rng.permutation(len(cards))]
+
+    def feasible() -> bool:
+        for subset in range(1, 16):
+            need = sum(supply[x] for x in range(4) if subset >> x & 1)
+            room = sum(cap[p] for p in range(len(places)) if allowed[p] & subset)
+            if need > room:
+                return False
+        return True
+
+    for c in order:
+        suit = c // 13
+        supply[suit] -= 1
+        cands = [p for p in range(len(places)) if cap[p] > 0 and allowed[p] >> suit & 1]
+        weights = np.array([cap[p] for p in cands], dtype=np.float64)
+        while True:
+            j = int(rng.choice(len(cands), p=weights / weights.sum()))
+            p = cands[j]
+            cap[p] -= 1
+            if feasible():
+                break
+            cap[p] += 1
+            weights[j] = 0.0
+        out[p].append(c)
+    return out
