@@ -1,0 +1,891 @@
+"""Femkortskille (Swedish "five-card kille", also knackkille or bultkille) as a pure rules engine.
+
+Three to eight players use the 42-card kille deck: two copies of each of 21 ranks,
+low to high blaren, blompotta, kransen, 1 … 12, vardshus, kavall, husu, husar, kuku,
+kille; kille (the harlequin) is always the highest card. Everyone antes into a pot and
+gets three cards. In one circle from forhånd each player knocks (plays for the pot),
+passes (is out of this deal) or waits (*lura*). The knockers get two more cards each
+and play five tricks under överstickstvång; the winner of the fifth trick takes the
+pot, after every other knocker has paid into it as much as it held.
+
+Decisions where the source is silent or ambiguous (RULES.md marks each one):
+
+* **Ante.** Every player antes ``ante`` (default 1) before the first deal of an
+  episode. A void deal keeps its pot and costs no new ante, unless
+  ``ante_on_redeal=True``.
+* **Deal.** Three cards each, one at a time, starting at forhånd (left of the
+  dealer): with a stacked deck, index 0 goes to forhånd, index n to forhånd again;
+  deck indices 3n onwards are the stock, top first.
+* **Bidding.** One circle from forhånd: ``knock``, ``pass`` or ``lura``; ``lura`` is
+  legal only while nobody has knocked in this deal. After the circle, every player
+  who waited decides ``knock`` or ``pass``, in seat order from forhånd.
+* **Void deal.** Nobody knocked: the next dealer (to the left) deals again from a
+  deck shuffled with the episode's random stream; the pot stays. After ``max_deals``
+  deals (default 20) in one episode a void deal truncates the episode instead, and
+  the pot is returned in equal shares (fractions allowed).
+* **One knocker** takes the pot at once; nobody pays and no tricks are played.
+* **Extra cards.** Each knocker, in seat order from forhånd, gets the next two stock
+  cards: the first knocker stock cards 0 and 1, the next 2 and 3, and so on.
+* **Tricks.** The first knocker in seat order from forhånd leads the first trick;
+  the others follow clockwise from the leader and seats that did not knock are
+  skipped. A player must play a card strictly higher than every card in the trick
+  if it has one (överstickstvång), otherwise any card. Of equal cards the later one
+  counts higher. The trick's winner leads the next. Actions name a rank
+  (``play:kuku``): the two copies are identical, so the action plays one of them.
+* **Payment.** With P chips in the pot at the end of play, every knocker except
+  the fifth-trick winner pays P into the pot, and the winner takes it all. (Four
+  players, pot 4, two knockers: the winner ends +7, the other knocker −5.)
+* **Rewards** are each seat's net chip change over the episode, given when it
+  ends; an episode runs until a pot is won. Infos at the end carry ``chips`` (own
+  net change), ``pot`` (the pot as the episode leaves it: 0 unless
+  ``payments_stay`` keeps payments in it) and ``knocked`` (whether the seat knocked
+  in the last deal; a bettor in ``auktion`` and a poker folder did). Added fields:
+  ``pot_won`` (chips the winner took, 0 on truncation), ``winner`` (the winner's
+  agent name or None) and ``deals`` (deals played in the episode).
+* **Knowledge** (``unseen``). A seat can locate the cards it holds, the cards it
+  discarded, every card played and the cards shown with ``show``. Nothing else is
+  ever revealed, not even at the end; cards are never forgotten within a deal, and
+  a new deal starts afresh. Bits count copies: with one copy of rank r unseen, bit
+  2r is 1 and bit 2r+1 is 0.
+
+Variants, all off by default and freely combinable:
+
+* ``skituppslag=True``: a player whose three dealt cards are all of the three
+  lowest ranks (blaren, blompotta, kransen) has exactly one legal action at its
+  turn in the circle, ``show``; it wins the pot at once (stakes already knocked
+  included), nobody pays, and its three cards become known to everyone.
+* ``knock_stake=s``: every knock (and every auction bet) adds s chips to the pot.
+* ``payments_stay=True``: the winner takes only the pot as it stood at the end of
+  play; the losers' payments stay in the pot, which carries over to the next
+  episode of the same instance. ``new_session()`` (called by the adapter on every
+  seeded ``reset``) starts afresh with an empty pot. Rewards are then not zero-sum:
+  net changes plus the growth of the pot sum to zero.
+* ``auktion=True``: no ``knock`` and no ``lura``. In the one circle each player
+  passes or bets ``bet:k`` with k at least the highest bet so far (1 ≤ k ≤
+  ``max_bet``, default 5), putting k chips into the pot (plus ``knock_stake``);
+  every bettor is a knocker.
+* ``poker=True`` (pokerkille): once the knockers hold five cards, each knocker in
+  seat order from forhånd discards face down up to three cards (``discard:<rank>``
+  one at a time, then ``done``) and draws as many from the stock. A knocker may only
+  discard as many cards as the stock can still replace, so every hand keeps five
+  cards ("as far as the stock reaches"). Discards are known only to the discarder;
+  their number is public. Then one fixed-limit betting round among the knockers in
+  seat order from forhånd: ``check`` or ``bet`` (``ante`` chips); after a bet
+  ``call``, ``raise`` (the call plus ``ante``; at most three raises) or ``fold``.
+  The round ends when every player still in has matched the highest stake since
+  its last chance to act. A folder loses what it put in, leaves the deal and pays
+  nothing at the end; if one player is left it takes the pot at once, otherwise the
+  remaining ones play the tricks.
+
+``resample(seat, rng)`` redeals the cards ``seat`` cannot locate among their places
+(other hands, other players' discards, the stock) consistently with what ``seat``
+saw: a player who failed to beat the highest card of a trick holds nothing higher
+than that card, and, with ``skituppslag``, a player who did not show was not dealt
+three low cards.
+"""
+
+from __future__ import annotations
+
+import copy
+from enum import IntEnum
+
+import numpy as np
+
+from ...core.cards import KILLE, KILLE_RANKS
+from ...core.engine import Engine, Option, int_in
+from ...core.layout import Layout
+from ...core.tricks import overstick_legal, trick_winner_later_equal
+
+NUM_RANKS = 21
+KILLE_RANK = 20
+LOW_RANKS = 3  # blaren, blompotta, kransen: a hand of these is a skituppslag
+HAND_SIZE = 3
+EXTRA_CARDS = 2
+TRICKS = 5
+MAX_DISCARDS = 3
+MAX_RAISES = 3
+
+# the base action block, identical in every configuration
+KNOCK, PASS, LURA, PLAY0 = 0, 1, 2, 3
+
+# location codes returned by ``locations()``
+LOC_HAND = 0  # + seat
+LOC_PLAYED = 10  # + seat that played it
+LOC_DISCARDED = 20  # + seat that discarded it (poker)
+LOC_STOCK = 30
+
+
+class Phase(IntEnum):
+    BID = 0  # the circle: knock / pass / lura (show, bet:k)
+    DECIDE = 1  # waiting players decide knock / pass
+    EXCHANGE = 2  # poker: discard and draw
+    BETTING = 3  # poker: check / bet / call / raise / fold
+    PLAY = 4  # five tricks
+    OVER = 5
+
+
+class Status(IntEnum):
+    TO_SPEAK = 0
+    KNOCKED = 1
+    PASSED = 2
+    WAITING = 3
+    SHOWED = 4
+    FOLDED = 5
+
+
+NUM_STATUS = len(Status)
+NUM_PHASES = len(Phase)
+
+
+def _is_bool(v: object) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def build_action_names(
+    skituppslag: bool = False, auktion: bool = False, max_bet: int = 5, poker: bool = False
+) -> tuple[str, ...]:
+    """The action table of one configuration: the base block, then each variant's block in a fixed order."""
+    names = ["knock", "pass", "lura", *(f"play:{r}" for r in KILLE_RANKS)]
+    if skituppslag:
+        names.append("show")
+    if auktion:
+        names += [f"bet:{k}" for k in range(1, max_bet + 1)]
+    if poker:
+        names += [f"discard:{r}" for r in KILLE_RANKS]
+        names += ["done", "check", "bet", "call", "raise", "fold"]
+    return tuple(names)
+
+
+class FemkortskilleEngine(Engine):
+    NAME = "femkortskille"
+    ENV_NAME = "femkortskille_v0"
+    OPTIONS = {
+        "num_players": Option(4, int_in(3, 8), "an int from 3 to 8"),
+        "ante": Option(1, int_in(1), "a positive int (chips each player antes)"),
+        "max_deals": Option(20, int_in(1), "a positive int (deals per episode before truncation)"),
+        "ante_on_redeal": Option(False, _is_bool, "True or False"),
+        "skituppslag": Option(False, _is_bool, "True or False"),
+        "knock_stake": Option(0, int_in(0), "an int >= 0 (chips added to the pot per knock)"),
+        "payments_stay": Option(False, _is_bool, "True or False"),
+        "auktion": Option(False, _is_bool, "True or False"),
+        "max_bet": Option(5, int_in(1), "a positive int (the highest auktion bet)"),
+        "poker": Option(False, _is_bool, "True or False"),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        c = self.config
+        self.deck = KILLE
+        self.ante = int(c["ante"])
+        self.max_deals = int(c["max_deals"])
+        self.ante_on_redeal = bool(c["ante_on_redeal"])
+        self.skituppslag = bool(c["skituppslag"])
+        self.knock_stake = int(c["knock_stake"])
+        self.payments_stay = bool(c["payments_stay"])
+        self.auktion = bool(c["auktion"])
+        self.max_bet = int(c["max_bet"])
+        self.poker = bool(c["poker"])
+        self.action_names = build_action_names(self.skituppslag, self.auktion, self.max_bet, self.poker)
+        self._build_action_index()
+        idx = self._action_index
+        self.A_SHOW = idx.get("show", -1)
+        self.A_BET1 = idx.get("bet:1", -1)
+        self.A_DISCARD0 = idx.get("discard:blaren", -1)
+        self.A_DONE = idx.get("done", -1)
+        self.A_CHECK = idx.get("check", -1)
+        self.A_PBET = idx.get("bet", -1)
+        self.A_CALL = idx.get("call", -1)
+        self.A_RAISE = idx.get("raise", -1)
+        self.A_FOLD = idx.get("fold", -1)
+        self._build_layout()
+        self._carry = 0  # the pot the last finished episode left (payments_stay)
+        self.phase = Phase.OVER
+        self._legal: list[int] | None = []
+
+    # ---- layout ---------------------------------------------------------------
+    def _build_layout(self) -> None:
+        """Named segments, plus a gather table per observer.
+
+        The engine keeps one absolute-seat buffer ``_pub`` (seat blocks in seat order, and
+        each seat's private blocks in an area after the layout); ``observe(seat)`` is one
+        ``take`` through ``_gather[seat]``, which rotates seat blocks to be relative to the
+        observer and picks the observer's own private blocks.
+        """
+        n, L = self.num_players, Layout()
+        segs: list[tuple[int, str, int]] = []  # offset, kind, block
+
+        def add(name: str, kind: str, block: int, meaning: str) -> int:
+            off = L.add(name, block * n if kind == "seat" else block, meaning)
+            segs.append((off, kind, block))
+            return off
+
+        add("hand", "own", NUM_RANKS, "own hand: copies held of each rank (0–2), rank 0 = blaren … 20 = kille")
+        add(
+            "status",
+            "seat",
+            NUM_STATUS,
+            "per relative seat (self first), one-hot: to speak, knocked, passed, waiting (lura), showed, folded",
+        )
+        add(
+            "stake",
+            "seat",
+            1,
+            "chips each seat has put in this deal besides antes: knock stakes, auktion bets, poker bets",
+        )
+        add("net", "seat", 1, "each seat's net chip change in this episode so far")
+        add("pot", "global", 1, "chips in the pot now")
+        add(
+            "pot_carried",
+            "global",
+            1,
+            "chips the pot held at the start of the episode (payments_stay carry-over, else 0)",
+        )
+        add("deal_number", "global", 1, "deals in this episode so far / max_deals")
+        add("dealer", "seat", 1, "one-hot relative seat of the dealer (forhånd is the next one)")
+        add(
+            "phase",
+            "global",
+            NUM_PHASES,
+            "one-hot: bidding circle, waiting players decide, poker exchange, poker betting, tricks, over",
+        )
+        add("to_move", "seat", 1, "one-hot relative seat on move (all 0 when the episode is over)")
+        add("stock_size", "global", 1, "cards left in the stock / 42")
+        add("trick", "seat", NUM_RANKS, "the current trick: one-hot rank each seat has played into it")
+        add(
+            "trick_highest",
+            "global",
+            NUM_RANKS,
+            "one-hot rank of the highest card in the current trick (the card to beat)",
+        )
+        add("trick_winning", "seat", 1, "one-hot relative seat whose card wins the current trick so far")
+        add("leader", "seat", 1, "one-hot relative seat that leads the current trick (set when the tricks begin)")
+        add("played", "seat", NUM_RANKS, "every card each seat has played this deal, counts per rank")
+        add("tricks_won", "seat", 1, "tricks each seat has won this deal")
+        if self.skituppslag:
+            add("shown", "global", NUM_RANKS, "skituppslag: the cards shown with `show`, counts per rank")
+        if self.auktion:
+            add("auction_bet", "seat", 1, "auktion: each seat's bet k (0 = none)")
+            add("highest_bet", "global", 1, "auktion: the highest bet so far")
+        if self.poker:
+            add("exchanged", "seat", 1, "poker: cards each seat has discarded (and draws) in the exchange")
+            add("own_discards", "own", NUM_RANKS, "poker: own discarded cards, counts per rank")
+            add("round_bet", "seat", 1, "poker: chips each seat has put in during the betting round")
+            add("bet_level", "global", 1, "poker: chips a seat must have put in the betting round to stay in")
+            add("raises", "global", 1, "poker: raises so far in the betting round (at most 3)")
+        self.layout = L
+        size = L.size
+        gather = np.empty((n, L.size), dtype=np.intp)
+        abs_off: dict[str, int] = {}
+        for seg, (off, kind, block) in zip(L.segments, segs, strict=True):
+            if kind == "own":
+                abs_off[seg.name] = size
+                for seat in range(n):
+                    gather[seat, off : off + block] = np.arange(size + seat * block, size + (seat + 1) * block)
+                size += n * block
+            elif kind == "seat":
+                abs_off[seg.name] = off
+                for seat in range(n):
+                    for rel in range(n):
+                        s = (seat + rel) % n
+                        gather[seat, off + rel * block : off + (rel + 1) * block] = np.arange(
+                            off + s * block, off + (s + 1) * block
+                        )
+            else:
+                abs_off[seg.name] = off
+                gather[:, off : off + block] = np.arange(off, off + block)
+        self._gather = gather
+        self._pub_size = size
+        g = abs_off.get
+        self.P_hand, self.P_status, self.P_stake, self.P_net = g("hand"), g("status"), g("stake"), g("net")
+        self.P_pot, self.P_carried, self.P_deal, self.P_dealer = (
+            g("pot"),
+            g("pot_carried"),
+            g("deal_number"),
+            g("dealer"),
+        )
+        self.P_phase, self.P_to_move, self.P_stock = g("phase"), g("to_move"), g("stock_size")
+        self.P_trick, self.P_high, self.P_winning, self.P_leader = (
+            g("trick"),
+            g("trick_highest"),
+            g("trick_winning"),
+            g("leader"),
+        )
+        self.P_played, self.P_won = g("played"), g("tricks_won")
+        self.P_shown = g("shown", -1)
+        self.P_abet, self.P_hbet = g("auction_bet", -1), g("highest_bet", -1)
+        self.P_exch, self.P_odisc, self.P_rbet = g("exchanged", -1), g("own_discards", -1), g("round_bet", -1)
+        self.P_level, self.P_raises = g("bet_level", -1), g("raises", -1)
+
+    # ---- sessions and episodes ------------------------------------------------
+    def new_session(self) -> None:
+        """Forget what carries between episodes (the payments_stay pot): the next episode starts afresh."""
+        self._carry = 0
+
+    def _start(self, deck, dealer):
+        n = self.num_players
+        self.pot = self._carry if self.payments_stay else 0
+        self.pot_carried = self.pot
+        self.net: list[float] = [0] * n
+        self.deals = 0
+        self.winner = -1
+        self.pot_won = 0
+        self._ante()
+        self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
+
+    def _ante(self) -> None:
+        for s in range(self.num_players):
+            self.net[s] -= self.ante
+        self.pot += self.ante * self.num_players
+
+    def _deal(self, deck: list[int], dealer: int) -> None:
+        n = self.num_players
+        self.deals += 1
+        self.deal_start = len(self.history)
+        self.deal_deck = list(deck)
+        self.dealer = dealer
+        self.forhand = fh = (dealer + 1) % n
+        self.order = order = [(fh + i) % n for i in range(n)]
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for i in range(HAND_SIZE * n):
+            hands[order[i % n]].append(deck[i])
+        self.hands = hands
+        self.initial = [h[:] for h in hands]
+        self.stock = self.deal_deck[HAND_SIZE * n :]
+        self.stock_pos = 0
+        self.status = [int(Status.TO_SPEAK)] * n
+        self.stake = [0] * n
+        self.knocked = [False] * n
+        self.circle_i = 0
+        self.any_knock = False
+        self.waiting: list[int] = []
+        self.wait_i = 0
+        self.skit = [self.skituppslag and all(c >> 1 < LOW_RANKS for c in h) for h in hands]
+        self.shown: list[int] = []
+        # auktion
+        self.bid = [0] * n
+        self.highest_bet = 0
+        # poker
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.exch_i = 0
+        self.pending = 0
+        self.round_bet = [0] * n
+        self.level = 0
+        self.raises = 0
+        self.need = [False] * n
+        self.active: list[int] = []
+        # tricks
+        self.in_play: list[int] = []
+        self.next_in_play = [-1] * n
+        self.leader = -1
+        self.trick_seats: list[int] = []
+        self.trick_ranks: list[int] = []
+        self.highest = -1
+        self._winning = -1
+        self.trick_no = 0
+        self.played: list[list[int]] = [[] for _ in range(n)]  # physical cards, in play order
+        self.tricks_won = [0] * n
+        self.cap = [KILLE_RANK] * n  # highest rank each seat can still hold (from failed överstick)
+        self.phase = Phase.BID
+        self.current_player = fh
+        # knowledge: copies of each rank each seat can locate
+        self._kn = [[0] * NUM_RANKS for _ in range(n)]
+        self._unseen = np.ones((n, 42), dtype=np.int8)
+        for s in range(n):
+            for c in hands[s]:
+                self._learn(s, c >> 1)
+        self._legal = None
+        self._reset_pub()
+
+    def _reset_pub(self) -> None:
+        n = self.num_players
+        p = self._pub = np.zeros(self._pub_size, dtype=np.float32)
+        for s in range(n):
+            p[self.P_status + NUM_STATUS * s + self.status[s]] = 1.0
+            for c in self.hands[s]:
+                p[self.P_hand + NUM_RANKS * s + (c >> 1)] += 1.0
+        p[self.P_dealer + self.dealer] = 1.0
+        p[self.P_deal] = self.deals / self.max_deals
+        p[self.P_phase + int(self.phase)] = 1.0
+        p[self.P_carried] = self.pot_carried
+        self._pub_stock()
+        self._pub_chips()
+
+    def _pub_chips(self) -> None:
+        p = self._pub
+        for s in range(self.num_players):
+            p[self.P_net + s] = self.net[s]
+            p[self.P_stake + s] = self.stake[s]
+        p[self.P_pot] = self.pot
+
+    def _pub_stock(self) -> None:
+        self._pub[self.P_stock] = (len(self.stock) - self.stock_pos) / 42.0
+
+    def _set_phase(self, phase: Phase) -> None:
+        p = self._pub
+        p[self.P_phase + int(self.phase)] = 0.0
+        p[self.P_phase + int(phase)] = 1.0
+        self.phase = phase
+
+    def _set_status(self, s: int, st: int) -> None:
+        p, base = self._pub, self.P_status + NUM_STATUS * s
+        p[base + self.status[s]] = 0.0
+        p[base + st] = 1.0
+        self.status[s] = st
+
+    def _learn(self, s: int, r: int) -> None:
+        k = self._kn[s][r] + 1
+        self._kn[s][r] = k
+        self._unseen[s, 2 * r + 2 - k] = 0  # the high bit clears first, so unseen copies fill the low bit
+
+    def _give(self, s: int, card: int) -> None:
+        self.hands[s].append(card)
+        self._learn(s, card >> 1)
+        self._pub[self.P_hand + NUM_RANKS * s + (card >> 1)] += 1.0
+
+    def _take(self, s: int, r: int) -> int:
+        """Remove one card of rank ``r`` from ``s``'s hand and return it."""
+        hand = self.hands[s]
+        for i, c in enumerate(hand):
+            if c >> 1 == r:
+                del hand[i]
+                self._pub[self.P_hand + NUM_RANKS * s + r] -= 1.0
+                return c
+        raise AssertionError("rank not in hand")  # unreachable: legality checked first
+
+    # ---- legal actions ------------------------------------------------------------
+    def _compute_legal(self) -> list[int]:
+        ph, s = self.phase, self.current_player
+        if ph is Phase.PLAY:
+            ranks = [c >> 1 for c in self.hands[s]]
+            ok = overstick_legal(ranks, self.highest if self.trick_ranks else None)
+            legal = sorted({PLAY0 + ranks[i] for i in ok})
+        elif ph is Phase.BID:
+            if self.skit[s]:
+                legal = [self.A_SHOW]
+            elif self.auktion:
+                legal = [PASS, *range(self.A_BET1 + max(self.highest_bet, 1) - 1, self.A_BET1 + self.max_bet)]
+            elif self.any_knock:
+                legal = [KNOCK, PASS]
+            else:
+                legal = [KNOCK, PASS, LURA]
+        elif ph is Phase.DECIDE:
+            legal = [KNOCK, PASS]
+        elif ph is Phase.EXCHANGE:
+            legal = []
+            if self.pending < MAX_DISCARDS and len(self.stock) - self.stock_pos > self.pending:
+                legal = sorted({self.A_DISCARD0 + (c >> 1) for c in self.hands[s]})
+            legal.append(self.A_DONE)
+        elif ph is Phase.BETTING:
+            if self.level == 0:
+                legal = [self.A_CHECK, self.A_PBET]
+            elif self.raises < MAX_RAISES:
+                legal = [self.A_CALL, self.A_RAISE, self.A_FOLD]
+            else:
+                legal = [self.A_CALL, self.A_FOLD]
+        else:
+            legal = []
+        self._legal = legal
+        return legal
+
+    def legal_actions(self) -> list[int]:
+        legal = self._legal if self._legal is not None else self._compute_legal()
+        return legal[:]
+
+    def legal_mask(self) -> np.ndarray:
+        mask = np.zeros(len(self.action_names), dtype=np.int8)
+        mask[self._legal if self._legal is not None else self._compute_legal()] = 1
+        return mask
+
+    def step(self, action: int) -> None:
+        # Engine.step without the list copy; also refuses non-integer actions
+        legal = self._legal if self._legal is not None else self._compute_legal()
+        if type(action) is not int and not isinstance(action, np.integer) or action not in legal:
+            self.raise_illegal(action, legal)
+        action = int(action)
+        self.rewards = [0.0] * self.num_players
+        self.history.append((self.current_player, action))
+        self._legal = None
+        self._apply(action)
+
+    # ---- moves ----------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        ph, s = self.phase, self.current_player
+        if ph is Phase.PLAY:
+            self._play(s, action - PLAY0)
+        elif ph is Phase.BID:
+            self._bid(s, action)
+        elif ph is Phase.DECIDE:
+            if action == KNOCK:
+                self._knock(s)
+            else:
+                self._set_status(s, Status.PASSED)
+            self.wait_i += 1
+            if self.wait_i < len(self.waiting):
+                self.current_player = self.waiting[self.wait_i]
+            else:
+                self._after_bidding()
+        elif ph is Phase.EXCHANGE:
+            self._exchange(s, action)
+        else:
+            self._bet(s, action)
+
+    def _stake(self, s: int, chips: int) -> None:
+        self.net[s] -= chips
+        self.stake[s] += chips
+        self.pot += chips
+        p = self._pub
+        p[self.P_net + s] = self.net[s]
+        p[self.P_stake + s] = self.stake[s]
+        p[self.P_pot] = self.pot
+
+    def _knock(self, s: int) -> None:
+        self._set_status(s, Status.KNOCKED)
+        self.knocked[s] = True
+        self.any_knock = True
+        if self.knock_stake:
+            self._stake(s, self.knock_stake)
+
+    def _bid(self, s: int, action: int) -> None:
+        if action == KNOCK:
+            self._knock(s)
+        elif action == PASS:
+            self._set_status(s, Status.PASSED)
+        elif action == LURA:
+            self._set_status(s, Status.WAITING)
+        elif action == self.A_SHOW:
+            self._set_status(s, Status.SHOWED)
+            self.shown = self.hands[s][:]
+            for c in self.shown:
+                r = c >> 1
+                self._pub[self.P_shown + r] += 1.0
+                for o in range(self.num_players):
+                    if o != s:
+                        self._learn(o, r)
+            self._win_at_once(s)
+            return
+        else:  # bet:k
+            k = action - self.A_BET1 + 1
+            self.bid[s] = k
+            self.highest_bet = k
+            self._pub[self.P_abet + s] = k
+            self._pub[self.P_hbet] = k
+            self._stake(s, k)
+            self._knock(s)
+        self.circle_i += 1
+        if self.circle_i < self.num_players:
+            self.current_player = self.order[self.circle_i]
+            return
+        self.waiting = [w for w in self.order if self.status[w] == Status.WAITING]
+        if self.waiting:
+            self.wait_i = 0
+            self._set_phase(Phase.DECIDE)
+            self.current_player = self.waiting[0]
+        else:
+            self._after_bidding()
+
+    def _after_bidding(self) -> None:
+        knockers = [s for s in self.order if self.status[s] == Status.KNOCKED]
+        if not knockers:
+            self._void_deal()
+            return
+        if len(knockers) == 1:
+            self._win_at_once(knockers[0])
+            return
+        stock = self.stock
+        for s in knockers:
+            for _ in range(EXTRA_CARDS):
+                self._give(s, stock[self.stock_pos])
+                self.stock_pos += 1
+        self._pub_stock()
+        self.active = knockers
+        if self.poker:
+            self.exch_i = 0
+            self.pending = 0
+            self._set_phase(Phase.EXCHANGE)
+            self.current_player = knockers[0]
+        else:
+            self._start_play(knockers)
+
+    def _exchange(self, s: int, action: int) -> None:
+        if action != self.A_DONE:
+            r = action - self.A_DISCARD0
+            card = self._take(s, r)
+            self.discards[s].append(card)
+            self.pending += 1
+            self._pub[self.P_exch + s] = self.pending
+            self._pub[self.P_odisc + NUM_RANKS * s + r] += 1.0
+            return
+        for _ in range(self.pending):
+            self._give(s, self.stock[self.stock_pos])
+            self.stock_pos += 1
+        self._pub_stock()
+        self.pending = 0
+        self.exch_i += 1
+        if self.exch_i < len(self.active):
+            self.current_player = self.active[self.exch_i]
+            return
+        self.level = self.raises = 0
+        self.need = [s in self.active for s in range(self.num_players)]
+        self._set_phase(Phase.BETTING)
+        self.current_player = self.active[0]
+
+    def _bet(self, s: int, action: int) -> None:
+        n, p = self.num_players, self._pub
+        self.need[s] = False
+        if action == self.A_FOLD:
+            self._set_status(s, Status.FOLDED)
+            self.active = [a for a in self.active if a != s]
+            if len(self.active) == 1:
+                self._win_at_once(self.active[0])
+                return
+        elif action != self.A_CHECK:
+            if action == self.A_PBET or action == self.A_RAISE:
+                if action == self.A_RAISE:
+                    self.raises += 1
+                    p[self.P_raises] = self.raises
+                self.level += self.ante
+                p[self.P_level] = self.level
+                for a in self.active:
+                    self.need[a] = a != s
+            chips = self.level - self.round_bet[s]
+            self.round_bet[s] = self.level
+            p[self.P_rbet + s] = self.level
+            self._stake(s, chips)
+        for i in range(1, n):
+            nxt = (s + i) % n
+            if self.need[nxt]:
+                self.current_player = nxt
+                return
+        self._start_play(self.active)
+
+    def _start_play(self, players: list[int]) -> None:
+        self.in_play = players
+        for i, s in enumerate(players):
+            # seats in seat order from forhånd, so the next clockwise player wraps around the list
+            self.next_in_play[s] = players[(i + 1) % len(players)]
+        self._set_phase(Phase.PLAY)
+        self._set_leader(players[0])
+        self.current_player = players[0]
+
+    def _set_leader(self, s: int) -> None:
+        p = self._pub
+        if self.leader >= 0:
+            p[self.P_leader + self.leader] = 0.0
+        p[self.P_leader + s] = 1.0
+        self.leader = s
+
+    def _play(self, s: int, r: int) -> None:
+        p = self._pub
+        card = self._take(s, r)
+        self.played[s].append(card)
+        p[self.P_played + NUM_RANKS * s + r] += 1.0
+        p[self.P_trick + NUM_RANKS * s + r] = 1.0
+        for o in range(self.num_players):
+            if o != s:
+                self._learn(o, r)
+        highest = self.highest
+        if self.trick_ranks:
+            if r <= highest and highest < self.cap[s]:
+                self.cap[s] = highest  # it could not beat the trick, so it holds nothing higher
+            if r >= highest:
+                p[self.P_high + highest] = 0.0
+                p[self.P_winning + self._winning] = 0.0
+        if r >= highest:  # of equal cards the later one counts higher
+            p[self.P_high + r] = 1.0
+            p[self.P_winning + s] = 1.0
+            self.highest = r
+            self._winning = s
+        self.trick_seats.append(s)
+        self.trick_ranks.append(r)
+        if len(self.trick_ranks) < len(self.in_play):
+            self.current_player = self.next_in_play[s]
+            return
+        w = self.trick_seats[trick_winner_later_equal(self.trick_ranks)]
+        for seat, rank in zip(self.trick_seats, self.trick_ranks, strict=True):
+            p[self.P_trick + NUM_RANKS * seat + rank] = 0.0
+        p[self.P_high + self.highest] = 0.0
+        p[self.P_winning + self._winning] = 0.0
+        self.trick_seats = []
+        self.trick_ranks = []
+        self.highest = -1
+        self.tricks_won[w] += 1
+        p[self.P_won + w] = self.tricks_won[w]
+        self.trick_no += 1
+        if self.trick_no == TRICKS:
+            self._settle(w)
+        else:
+            self._set_leader(w)
+            self.current_player = w
+
+    # ---- the end of a deal ------------------------------------------------------------
+    def _settle(self, w: int) -> None:
+        """The fifth-trick winner takes the pot after the other knockers pay in what it held."""
+        held = self.pot
+        for s in self.in_play:
+            if s != w:
+                self.net[s] -= held
+                self.pot += held
+        take = held if self.payments_stay else self.pot
+        self._win(w, take)
+
+    def _win_at_once(self, w: int) -> None:
+        self._win(w, self.pot)
+
+    def _win(self, w: int, take: float) -> None:
+        self.net[w] += take
+        self.pot -= take
+        self.winner = w
+        self.pot_won = take
+        self._end(truncated=False)
+
+    def _void_deal(self) -> None:
+        if self.deals >= self.max_deals:
+            share = self.pot / self.num_players
+            for s in range(self.num_players):
+                self.net[s] += share
+            self.pot = 0
+            self._end(truncated=True)
+            return
+        if self.ante_on_redeal:
+            self._ante()
+        self._deal(self.shuffled_deck(), (self.dealer + 1) % self.num_players)
+
+    def _end(self, truncated: bool) -> None:
+        self.terminal = not truncated
+        self.truncated = truncated
+        self._set_phase(Phase.OVER)
+        self._pub_chips()
+        self.rewards = [float(x) for x in self.net]
+        self._carry = self.pot
+        self._legal = []
+
+    # ---- views ----------------------------------------------------------------
+    def observe(self, seat: int) -> np.ndarray:
+        obs = self._pub.take(self._gather[seat])
+        if self.phase is not Phase.OVER:
+            obs[self.P_to_move + (self.current_player - seat) % self.num_players] = 1.0
+        return obs
+
+    def unseen(self, seat: int) -> np.ndarray:
+        return self._unseen[seat].copy()
+
+    def known_counts(self, seat: int) -> list[int]:
+        """Copies of each rank ``seat`` can locate, recomputed from the state (no incremental updates)."""
+        kn = [0] * NUM_RANKS
+        for c in self.hands[seat]:
+            kn[c >> 1] += 1
+        for c in self.discards[seat]:
+            kn[c >> 1] += 1
+        for s in range(self.num_players):
+            for c in self.played[s]:
+                kn[c >> 1] += 1
+            if s != seat and self.status[s] == Status.SHOWED:
+                for c in self.hands[s]:
+                    kn[c >> 1] += 1
+        return kn
+
+    def reference_unseen(self, seat: int) -> np.ndarray:
+        """``unseen`` recomputed from the state."""
+        u = np.zeros(42, dtype=np.int8)
+        for r, k in enumerate(self.known_counts(seat)):
+            u[2 * r] = k < 2
+            u[2 * r + 1] = k < 1
+        return u
+
+    def locations(self) -> np.ndarray:
+        loc = np.full(42, -1, dtype=np.int16)
+        for s in range(self.num_players):
+            loc[self.hands[s]] = LOC_HAND + s
+            loc[self.played[s]] = LOC_PLAYED + s
+            loc[self.discards[s]] = LOC_DISCARDED + s
+        loc[self.stock[self.stock_pos :]] = LOC_STOCK
+        return loc
+
+    def info(self, seat: int) -> dict:
+        return {
+            "chips": float(self.net[seat]),
+            "pot": float(self.pot),
+            "knocked": bool(self.knocked[seat]),
+            "pot_won": float(self.pot_won),
+            "winner": f"player_{self.winner}" if self.winner >= 0 else None,
+            "deals": self.deals,
+        }
+
+    def render(self, viewer: int | None = None) -> str:
+        from .render import render
+
+        return render(self, viewer)
+
+    # ---- search support ---------------------------------------------------------
+    def clone(self) -> FemkortskilleEngine:
+        new = copy.copy(self)
+        for name in ("net", "status", "stake", "knocked", "skit", "shown", "bid", "round_bet", "need", "active",
+                     "in_play", "next_in_play", "trick_seats", "trick_ranks", "tricks_won", "cap", "order",
+                     "waiting", "stock", "deal_deck", "rewards", "history"):  # fmt: skip
+            setattr(new, name, getattr(self, name)[:])
+        for name in ("hands", "initial", "discards", "played", "_kn"):
+            setattr(new, name, [x[:] for x in getattr(self, name)])
+        new._unseen = self._unseen.copy()
+        new._pub = self._pub.copy()
+        new._legal = None if self._legal is None else self._legal[:]
+        return new
+
+    def resample(self, seat: int, rng: np.random.Generator) -> FemkortskilleEngine:
+        """Redeal the cards ``seat`` cannot locate among their places (other hands, other
+        discards, the stock), consistent with what ``seat`` saw: failed överstick caps and,
+        with skituppslag, no unshown three-low-card deal. Places are filled from the most
+        constrained up, each from the cards it may hold, which always succeeds because the
+        caps are nested (a consistent, not an exactly uniform, draw)."""
+        n = self.num_players
+        places: list[tuple[int, list[int]]] = []  # (cap, cards there now)
+        for s in range(n):
+            if s == seat or self.status[s] == Status.SHOWED:
+                continue
+            if self.hands[s]:
+                places.append((self.cap[s], self.hands[s]))
+            if self.discards[s]:
+                places.append((KILLE_RANK, self.discards[s]))
+        if self.stock_pos < len(self.stock):
+            places.append((KILLE_RANK, self.stock[self.stock_pos :]))
+        places.sort(key=lambda pc: pc[0])
+        hidden = [c for _, cards in places for c in cards]
+        checks = [
+            s
+            for s in range(n)
+            if self.skituppslag and s != seat and self.status[s] not in (Status.TO_SPEAK, Status.SHOWED)
+        ]
+        for _ in range(100):
+            pool = hidden[:]
+            perm: dict[int, int] = {}
+            for cap, cards in places:
+                for c in cards:
+                    eligible = [i for i, x in enumerate(pool) if x >> 1 <= cap]
+                    perm[c] = pool.pop(eligible[int(rng.integers(len(eligible)))])
+            if all(not all(perm.get(c, c) >> 1 < LOW_RANKS for c in self.initial[s]) for s in checks):
+                break
+        else:
+            return self.clone()  # no consistent draw found: the true deal is one
+        new = self.clone()
+        m = perm.get
+        new.hands = [[m(c, c) for c in h] for h in self.hands]
+        new.discards = [[m(c, c) for c in d] for d in self.discards]
+        new.initial = [[m(c, c) for c in h] for h in self.initial]
+        new.stock = [m(c, c) for c in self.stock]
+        new.deal_deck = [m(c, c) for c in self.deal_deck]
+        p = new._pub
+        for s in range(n):
+            if s == seat:
+                continue
+            base = self.P_hand + NUM_RANKS * s
+            p[base : base + NUM_RANKS] = 0.0
+            for c in new.hands[s]:
+                p[base + (c >> 1)] += 1.0
+            if self.poker:
+                base = self.P_odisc + NUM_RANKS * s
+                p[base : base + NUM_RANKS] = 0.0
+                for c in new.discards[s]:
+                    p[base + (c >> 1)] += 1.0
+            new._kn[s] = new.known_counts(s)
+            new._unseen[s] = new.reference_unseen(s)
+        new.skit = [self.skituppslag and all(c >> 1 < LOW_RANKS for c in h) for h in new.initial]
+        return new
