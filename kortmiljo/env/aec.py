@@ -63,6 +63,11 @@ class CardGameEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
+            # a new random stream is a new session: an engine that carries state from one
+            # episode to the next (Femkortskille payments_stay's pot) starts afresh
+            new_session = getattr(self.engine, "new_session", None)
+            if new_session is not None:
+                new_session()
         options = options or {}
         self.engine.new_episode(self._rng, options.get("deck"), options.get("dealer"))
         self.agents = self.possible_agents[:]
