@@ -16,7 +16,7 @@ from .base import Policy, RandomPolicy
 
 # name -> "module:Class" per game; filled in as games gain agents
 _REGISTRY: dict[str, dict[str, str]] = {
-    "spokelse": {},
+    "spokelse": {"heuristic_v0": "agents.spokelse_heuristic:SpokelseHeuristic"},
     "sproyte": {},
     "femkortskille": {},
 }
