@@ -1,0 +1,221 @@
+"""Trained MaskablePPO agents as kortmiljo policies (``ppo:PATH`` in ``make_agent``).
+
+``load_ppo_policy(path, engine_template)`` loads a model written by ``kortmiljo train``:
+an SB3 ``.zip`` with a ``config.json`` beside it (game, the game's full configuration,
+observation and action sizes, whether the ``unseen`` mask is appended, kortmiljo
+version). ``PATH`` may also be the run directory (its ``model.zip`` is used).
+
+**Trust.** An SB3 ``.zip`` stores pickled Python objects (spaces, schedules, policy
+arguments) that are unpickled, i.e. executed, when it is loaded. Load only files from
+a trusted source; the loader says so on stderr every time it opens a new file.
+
+Errors: a file that is not a readable SB3 model, or a model for another game,
+configuration, observation size or action count, raises ``ValueError`` saying which.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kortmiljo.core.engine import Engine
+
+from .base import Policy
+
+CONFIG_NAME = "config.json"
+FORMAT = "kortmiljo-ppo/1"
+TRUST_NOTE = (
+    "kortmiljo: loading {path}: an SB3 .zip model contains pickled Python code that runs when it is "
+    "loaded; load only files from a trusted source."
+)
+_warned: set[str] = set()
+
+
+def resolve_model_path(path: str | Path) -> Path:
+    """A run directory → its ``model.zip``; a path without suffix → ``.zip`` added if that exists."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        p = p / "model.zip"
+    elif not p.exists() and p.suffix != ".zip" and p.with_suffix(".zip").exists():
+        p = p.with_suffix(".zip")
+    if not p.exists():
+        raise ValueError(f"no trained model at {path!s} (expected an SB3 .zip or a run directory with model.zip)")
+    return p
+
+
+def _normal(config: dict) -> dict:
+    """JSON round trip, so tuples and lists (and int/float keys) compare equal."""
+    return json.loads(json.dumps(config, sort_keys=True, default=str))
+
+
+def read_model_config(model_path: str | Path) -> dict | None:
+    """The ``config.json`` beside a model file, or None when there is none."""
+    p = Path(model_path).parent / CONFIG_NAME
+    if not p.exists():
+        return None
+    try:
+        cfg = json.loads(p.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ValueError(f"{p} is not a readable kortmiljo model configuration: {err}") from err
+    if not isinstance(cfg, dict) or "game" not in cfg:
+        raise ValueError(f"{p} is not a kortmiljo model configuration (no 'game' field)")
+    return cfg
+
+
+def check_compatible(cfg: dict, engine: Engine, where: str) -> None:
+    """Raise ValueError if a model configuration does not fit the engine's game and configuration."""
+    if cfg.get("game") != engine.NAME:
+        raise ValueError(f"{where} was trained for {cfg.get('game')!r}, not {engine.NAME!r}")
+    theirs, ours = _normal(cfg.get("env_config", {})), _normal(engine.config)
+    if theirs != ours:
+        diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+        detail = ", ".join(f"{k}: model {theirs.get(k)!r} vs requested {ours.get(k)!r}" for k in diff)
+        raise ValueError(f"{where} was trained for another {engine.NAME} configuration ({detail})")
+    want_obs = engine.layout.size + (engine.deck.width if cfg.get("include_unseen", True) else 0)
+    if cfg.get("obs_size") != want_obs or cfg.get("action_count") != len(engine.action_names):
+        raise ValueError(
+            f"{where} expects observations of {cfg.get('obs_size')} and {cfg.get('action_count')} actions; "
+            f"this {engine.NAME} build gives {want_obs} and {len(engine.action_names)} "
+            f"(model from kortmiljo {cfg.get('kortmiljo_version')}, the observation layout changed?)"
+        )
+
+
+def actor_logits(sb3_policy: Any, x):
+    """Masked-policy logits of an SB3 actor-critic policy for a float tensor batch ``x``."""
+    features = sb3_policy.extract_features(x)
+    if not sb3_policy.share_features_extractor:
+        features = features[0]
+    return sb3_policy.action_net(sb3_policy.mlp_extractor.forward_actor(features))
+
+
+def clone_policy(sb3_policy: Any, state_dict: dict | None = None) -> Any:
+    """A frozen CPU copy of an SB3 policy (``deepcopy`` fails on tensors cached by the last forward pass)."""
+    new = type(sb3_policy)(**sb3_policy._get_constructor_parameters())
+    new.load_state_dict(sb3_policy.state_dict() if state_dict is None else state_dict)
+    new.set_training_mode(False)
+    for p in new.parameters():
+        p.requires_grad_(False)
+    return new
+
+
+class PPOPolicy(Policy):
+    """A policy network (an SB3 ``MaskableActorCriticPolicy``) acting on the env's observation dicts.
+
+    ``deterministic=True`` plays the most probable legal action; otherwise it samples from
+    the masked distribution with the policy's own seeded RNG.
+    """
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        engine: Engine,
+        sb3_policy: Any,
+        seed: int | None = None,
+        deterministic: bool = True,
+        include_unseen: bool = True,
+        name: str | None = None,
+    ):
+        super().__init__(engine, seed)
+        import torch
+
+        self._torch = torch
+        self.net = sb3_policy
+        self.net.set_training_mode(False)
+        self.deterministic = deterministic
+        self.include_unseen = include_unseen
+        if name:
+            self.name = name
+
+    def vector(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        o = np.asarray(obs["observation"], dtype=np.float32)
+        if not self.include_unseen:
+            return o
+        return np.concatenate([o, np.asarray(obs["unseen"], dtype=np.float32)], axis=-1)
+
+    def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        torch = self._torch
+        with torch.no_grad():
+            logits = actor_logits(self.net, torch.as_tensor(x, dtype=torch.float32)).numpy()
+        return np.where(np.asarray(mask) > 0, logits, -np.inf)
+
+    def _choose(self, logits: np.ndarray) -> np.ndarray:
+        if self.deterministic:
+            return logits.argmax(axis=-1)
+        z = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        p = z / z.sum(axis=-1, keepdims=True)
+        u = self.rng.random((p.shape[0], 1))
+        return np.minimum((p.cumsum(axis=-1) < u).sum(axis=-1), p.shape[-1] - 1)
+
+    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+        mask = np.asarray(obs["action_mask"])
+        if not mask.any():
+            raise ValueError("no legal action in the observation's action_mask")
+        logits = self.masked_logits(self.vector(obs)[None, :], mask[None, :])
+        return int(self._choose(logits)[0])
+
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        logits = self.masked_logits(self.vector(obs), obs["action_mask"])
+        return self._choose(logits).astype(np.int64)
+
+
+def _load_sb3(path: Path):
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not an SB3 model file (not a zip archive; corrupt or truncated?)")
+    from sb3_contrib import MaskablePPO
+
+    zero = lambda _: 0.0  # noqa: E731  (replaces pickled schedules, which may not unpickle elsewhere)
+    try:
+        return MaskablePPO.load(
+            str(path), device="cpu", custom_objects={"learning_rate": 0.0, "lr_schedule": zero, "clip_range": zero}
+        )
+    except Exception as err:  # anything a broken archive throws, as one clear error
+        raise ValueError(f"{path} could not be loaded as a MaskablePPO model: {type(err).__name__}: {err}") from err
+
+
+def load_ppo_policy(
+    path: str | Path, engine_template: Engine, seed: int | None = None, deterministic: bool = True
+) -> PPOPolicy:
+    """Load a trained MaskablePPO model as a :class:`PPOPolicy` for the template's game and configuration."""
+    p = resolve_model_path(path)
+    key = str(p.resolve())
+    if key not in _warned:
+        _warned.add(key)
+        print(TRUST_NOTE.format(path=p), file=sys.stderr)
+    cfg = read_model_config(p)
+    if cfg is not None:
+        check_compatible(cfg, engine_template, str(p))
+        include_unseen = bool(cfg.get("include_unseen", True))
+    else:
+        include_unseen = None
+        print(
+            f"kortmiljo: {p} has no {CONFIG_NAME} beside it; checking observation and action sizes only",
+            file=sys.stderr,
+        )
+    model = _load_sb3(p)
+    obs_n = int(model.observation_space.shape[0])
+    act_n = int(model.action_space.n)
+    if act_n != len(engine_template.action_names):
+        raise ValueError(f"{p} has {act_n} actions; {engine_template.NAME} has {len(engine_template.action_names)}")
+    if include_unseen is None:
+        sizes = {engine_template.layout.size: False, engine_template.layout.size + engine_template.deck.width: True}
+        if obs_n not in sizes:
+            raise ValueError(
+                f"{p} expects observations of {obs_n}; {engine_template.NAME} gives {min(sizes)} (+{engine_template.deck.width} unseen)"
+            )
+        include_unseen = sizes[obs_n]
+    elif obs_n != cfg["obs_size"]:
+        raise ValueError(f"{p} expects observations of {obs_n}, but its {CONFIG_NAME} says {cfg['obs_size']}")
+    return PPOPolicy(
+        engine_template,
+        model.policy,
+        seed=seed,
+        deterministic=deterministic,
+        include_unseen=include_unseen,
+        name=f"ppo:{path}",
+    )

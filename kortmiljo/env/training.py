@@ -1,0 +1,315 @@
+"""The single-agent training view: one learner seat, the opponents stepped inside.
+
+:class:`SingleSeatEnv` is a ``gymnasium.Env`` for reinforcement-learning libraries
+that expect one agent (Stable-Baselines3, sb3-contrib's MaskablePPO). It drives a
+kortmiljo engine directly (not the AEC wrapper, for speed) and, per episode:
+
+* draws the **learner's seat** from the env's own seeded RNG (or uses a fixed ``seat``),
+  so one policy learns every seat from its own, seat-relative point of view;
+* draws an **opponent policy per other seat** from ``opponents`` (a list of
+  :class:`agents.base.Policy` objects, or a pool object with ``sample(rng)``; a
+  self-play pool of frozen learner snapshots is one such pool, see ``train/pool.py``);
+* steps every opponent move inside ``reset``/``step`` until the learner must decide.
+
+Reward semantics (what SB3 sees as the episode return):
+
+* ``step`` returns the learner's own reward summed over every engine step from its
+  action up to its next decision, so a **terminal reward produced on an opponent's
+  move** (Spøkelse: the round ends after whoever draws the last stock card) reaches the
+  learner on the step that ended its episode.
+* Rewards produced by opponent moves **before the learner's first decision** are held
+  and added to the reward of its first step, so the episode return always equals the
+  learner's game return (plus shaping, if any).
+* An episode that **ends before the learner decides at all** (possible in general, e.g.
+  a game in which the others settle everything) carries no decision to credit: it is
+  dropped and a new episode is dealt transparently, inside the same ``reset``. Its
+  reward is *not* carried into the next episode (it would credit the next episode's
+  actions with an outcome they did not cause); the count and the dropped reward are
+  reported in ``info["skipped_episodes"]`` and ``info["skipped_reward"]``.
+* Optional **potential-based shaping** (``shaping=Φ``): the step reward gains
+  ``γ·Φ(s') − Φ(s)`` between consecutive learner decision states, with ``Φ = 0`` at the
+  end, which leaves the optimal policy unchanged (Ng, Harada & Russell 1999). ``Φ`` sees
+  only the learner's own observation. ``SHAPING`` lists the built-in potentials.
+
+Observation: ``Box(float32)``, the engine's flat observation vector for the learner's
+seat; with ``include_unseen=True`` (the default) the seat's 0/1 ``unseen`` card mask is
+appended (``deck.width`` more entries). **Decision**: the unseen mask is the exact set of
+cards the learner cannot locate; some layouts only imply it, and a policy learns faster
+from it stated. ``action_masks()`` (on the env itself, so it works in any VecEnv) gives
+the learner's legal actions as booleans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..core.engine import Engine
+
+Potential = Callable[[Engine, int, np.ndarray], float]
+
+
+def _engine(game: str | Engine | type[Engine], config: dict | None) -> Engine:
+    if isinstance(game, Engine):
+        if config:
+            raise ValueError("pass either an engine instance or a game name with config, not both")
+        return game
+    if isinstance(game, type) and issubclass(game, Engine):
+        return game(**(config or {}))
+    from ..registry import engine_class
+
+    return engine_class(game)(**(config or {}))
+
+
+def observation_size(engine: Engine, include_unseen: bool = True) -> int:
+    """Length of the training view's observation vector for this engine configuration."""
+    return engine.layout.size + (engine.deck.width if include_unseen else 0)
+
+
+def flat_observation(obs: dict[str, np.ndarray], include_unseen: bool = True) -> np.ndarray:
+    """The training view's vector built from an AEC observation dict (for trained policies)."""
+    if not include_unseen:
+        return np.asarray(obs["observation"], dtype=np.float32)
+    return np.concatenate(
+        [np.asarray(obs["observation"], dtype=np.float32), np.asarray(obs["unseen"], dtype=np.float32)]
+    )
+
+
+# ---- potentials for shaping ----------------------------------------------------------------
+
+
+def spokelse_potential(engine: Engine, seat: int, obs: np.ndarray) -> float:
+    """Expected score margin from ``seat``'s observation, in card points / 13.
+
+    Each seat's expected sum: known slots at their points (own slots as the seat knows
+    them, opponents' as publicly known), every other slot and the ghost at the mean
+    points of the cards the seat cannot locate. Φ = (mean opponent sum − own sum) / 13.
+    """
+    L = engine.layout
+    n = engine.num_players
+    u = float(obs[L["unseen_mean_points"]][0])  # already /13
+    own_p = obs[L["own_slot_points"]]
+    own_k = obs[L["own_slot_known"]]
+    own = float(own_p.sum() + (4 - own_k.sum()) * u + u)
+    opp_p = obs[L["opp_slot_points"]]
+    opp_k = obs[L["opp_slot_known"]]
+    opp = float(opp_p.sum() + (4 * (n - 1) - opp_k.sum()) * u + (n - 1) * u) / (n - 1)
+    return opp - own
+
+
+SHAPING: dict[str, Potential] = {"spokelse": spokelse_potential}
+
+
+class _ListSampler:
+    """Uniform choice from a fixed list of policies."""
+
+    def __init__(self, policies: Sequence[Any]):
+        if not policies:
+            raise ValueError("opponents must not be empty")
+        self.policies = list(policies)
+
+    def sample(self, rng: np.random.Generator):
+        return self.policies[int(rng.integers(len(self.policies)))]
+
+    def members(self) -> list:
+        return list(self.policies)
+
+
+class SingleSeatEnv(gymnasium.Env):
+    """One learner seat of a kortmiljo game as a gymnasium env (see the module docstring).
+
+    Parameters: ``game`` (a name such as ``"spokelse"``, an engine class or instance),
+    ``config`` (the game's options), ``opponents`` (Policy objects or a pool with
+    ``sample(rng) -> Policy``; default: uniform random), ``seat`` (None: drawn per
+    episode), ``include_unseen``, ``shaping`` (a potential ``Φ(engine, seat, obs)``, the
+    name ``"auto"`` for the game's built-in one, or None), ``shaping_scale`` and
+    ``gamma`` (use the learner's discount), ``seed``.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str | Engine | type[Engine] = "spokelse",
+        config: dict | None = None,
+        opponents: Sequence[Any] | Any | None = None,
+        *,
+        seat: int | None = None,
+        include_unseen: bool = True,
+        shaping: Potential | str | None = None,
+        shaping_scale: float = 1.0,
+        gamma: float = 0.99,
+        seed: int | None = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        self.engine = _engine(game, config)
+        e = self.engine
+        self.game = e.NAME
+        self.config = dict(e.config)
+        self.num_players = e.num_players
+        if seat is not None and not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be 0..{self.num_players - 1} or None, got {seat!r}")
+        self.fixed_seat = seat
+        self.include_unseen = include_unseen
+        if shaping == "auto":
+            shaping = SHAPING.get(self.game)
+        elif isinstance(shaping, str):
+            raise ValueError(f"shaping must be a potential function, 'auto' or None, got {shaping!r}")
+        self.shaping = shaping
+        self.shaping_scale = float(shaping_scale)
+        self.gamma = float(gamma)
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; use None or 'ansi'")
+        self.render_mode = render_mode
+        if opponents is None:
+            from agents.base import RandomPolicy
+
+            opponents = [RandomPolicy(e, seed=None if seed is None else seed + 1)]
+        self.opponents = opponents if hasattr(opponents, "sample") else _ListSampler(opponents)
+
+        self.num_actions = len(e.action_names)
+        self.obs_size = observation_size(e, include_unseen)
+        self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(self.obs_size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(self.num_actions)
+        self.seat = 0
+        self._opp: list[Any] = []
+        self._phi = 0.0
+        self._pending = 0.0
+        self._last_mask = np.ones(self.num_actions, dtype=bool)
+        self._skipped = 0
+        self._skipped_reward = 0.0
+        self._game_return = 0.0
+        self._decisions = 0
+        if seed is not None:
+            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+
+    # ---- helpers ----------------------------------------------------------------------------
+    def _learner_obs(self) -> np.ndarray:
+        e = self.engine
+        o = e.observe(self.seat)
+        if self.include_unseen:
+            return np.concatenate([o, e.unseen(self.seat).astype(np.float32)])
+        return o
+
+    def _opponent_obs(self, seat: int) -> dict[str, np.ndarray]:
+        e = self.engine
+        return {"observation": e.observe(seat), "action_mask": e.legal_mask(), "unseen": e.unseen(seat)}
+
+    def _done(self) -> bool:
+        return self.engine.terminal or self.engine.truncated
+
+    def _run_opponents(self) -> float:
+        """Step opponents until the learner is on move or the episode ends; the learner's rewards."""
+        e = self.engine
+        total = 0.0
+        while not self._done() and e.current_player != self.seat:
+            s = e.current_player
+            pol = self._opp[s]
+            a = pol.act(self._opponent_obs(s), e if getattr(pol, "needs_engine", False) else None)
+            e.step(int(a))
+            total += e.rewards[self.seat]
+        return total
+
+    def _potential(self, obs: np.ndarray) -> float:
+        if self.shaping is None or self._done():
+            return 0.0
+        return self.shaping_scale * float(self.shaping(self.engine, self.seat, obs))
+
+    # ---- gymnasium API ----------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        if seed is not None:
+            new_session = getattr(self.engine, "new_session", None)
+            if new_session is not None:  # state carried between episodes (a pot) starts afresh
+                new_session()
+            # opponents' own RNGs follow the env's seed, so a seeded reset is reproducible
+            for pol in getattr(self.opponents, "members", lambda: [])():
+                if hasattr(pol, "seed"):
+                    pol.seed(int(rng.integers(2**63)))
+        options = options or {}
+        skipped, skipped_reward = 0, 0.0
+        for _ in range(10_000):
+            self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+            if "seat" in options:
+                self.seat = int(options["seat"])
+            self._opp = [None if s == self.seat else self.opponents.sample(rng) for s in range(self.num_players)]
+            self.engine.new_episode(rng, options.get("deck"), options.get("dealer"))
+            r = self._run_opponents()
+            if not self._done():
+                break
+            skipped += 1  # the episode ended before the learner decided: deal a new one
+            skipped_reward += r
+            if "deck" in options:
+                raise ValueError("the stacked deck ends the episode before the learner's first decision")
+        else:
+            raise RuntimeError("10,000 episodes in a row ended before the learner's first decision")
+        self._skipped += skipped
+        self._skipped_reward += skipped_reward
+        self._pending = r
+        self._game_return = 0.0
+        self._decisions = 0
+        obs = self._learner_obs()
+        self._phi = self._potential(obs)
+        self._last_mask = self.engine.legal_mask().astype(bool)
+        info = {"seat": self.seat, "skipped_episodes": skipped, "skipped_reward": skipped_reward}
+        return obs, info
+
+    def step(self, action):
+        e = self.engine
+        if self._done():
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        e.step(int(action))  # raises IllegalActionError (a ValueError) naming the legal actions
+        r = e.rewards[self.seat] + self._pending
+        r += self._run_opponents()  # a terminal reward may come on an opponent's move
+        self._pending = 0.0
+        self._decisions += 1
+        self._game_return += r
+        obs = self._learner_obs()
+        terminated, truncated = bool(e.terminal), bool(e.truncated and not e.terminal)
+        game_r = r
+        if self.shaping is not None:
+            phi_next = self._potential(obs)
+            r = r + self.gamma * phi_next - self._phi
+            self._phi = phi_next
+        info: dict[str, Any] = {"seat": self.seat}
+        if terminated or truncated:
+            info.update(e.info(self.seat))
+            info["game_reward"] = game_r
+            info["game_return"] = self._game_return  # the episode's unshaped return
+            info["decisions"] = self._decisions
+            self._last_mask = np.ones(self.num_actions, dtype=bool)
+        else:
+            self._last_mask = e.legal_mask().astype(bool)
+        return obs, float(r), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (bool). All True once the episode is over (nothing to mask)."""
+        return self._last_mask.copy()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        return self.engine.render(None if self._done() else self.seat)
+
+    # ---- pool access for VecEnv.env_method ---------------------------------------------------
+    def opponents_call(self, method: str, *args, **kwargs):
+        """Call ``method`` on the opponent pool (for ``VecEnv.env_method`` with SubprocVecEnv)."""
+        return getattr(self.opponents, method)(*args, **kwargs)
+
+    def rng_state(self) -> dict:
+        """The env RNG's state (JSON-able), for resumable training checkpoints."""
+        return self.np_random.bit_generator.state
+
+    def set_rng_state(self, state: dict) -> None:
+        self.np_random.bit_generator.state = state
+
+    @property
+    def skipped_episodes(self) -> int:
+        return self._skipped
