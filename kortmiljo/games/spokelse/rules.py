@@ -118,7 +118,7 @@ class SpokelseEngine(Engine):
         self.o_phase = L.add("phase", 3, "one-hot: draw/take, place (swap/discard), round over")
         self.o_ev = L.add("unseen_mean_points", 1, "mean points /13 of the cards this seat cannot locate (expected value of an unknown card)")
         self.o_sums = L.add("round_sums", n, "final round sums /65 per relative seat, filled when the round ends")
-        self.o_totals = L.add("match_totals", n, "match totals before this round / match_to per relative seat (0 outside a match)")
+        self.o_totals = L.add("match_totals", n, "match totals of the completed rounds / match_to per relative seat (0 outside a match)")
         self.o_dealer = L.add("seat_from_dealer", n, "one-hot (seat − dealer) mod n")
         self.o_to_move = L.add("to_move", n, "one-hot relative seat on move (all 0 when the round is over)")
         self.layout = L

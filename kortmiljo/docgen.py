@@ -1,0 +1,54 @@
+"""Regenerate the generated parts of docs/<game>.md from the code.
+
+Between ``<!-- BEGIN GENERATED: actions -->`` / ``<!-- END GENERATED: actions -->`` goes the
+action table, between the ``layout`` markers the observation layout table, both for the
+game's default configuration. ``python -m kortmiljo.docgen`` rewrites the files;
+``tests/test_docs.py`` fails when they are stale, so the docs cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from .registry import engine_class
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def action_table(engine) -> str:
+    rows = ["| index | action |", "|---:|---|"]
+    rows += [f"| {i} | `{name}` |" for i, name in enumerate(engine.action_names)]
+    return "\n".join(rows)
+
+
+def generated(game: str) -> dict[str, str]:
+    e = engine_class(game)()
+    return {"actions": action_table(e), "layout": e.layout.table() + f"\n\nTotal length: {e.layout.size}."}
+
+
+def fill(text: str, parts: dict[str, str]) -> str:
+    for name, body in parts.items():
+        pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(\n<!-- END GENERATED: {name} -->)", re.S)
+        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+    return text
+
+
+def main() -> int:
+    for path in sorted(DOCS.glob("*.md")):
+        game = path.stem
+        try:
+            parts = generated(game)
+        except (ValueError, ImportError):
+            continue
+        text = path.read_text(encoding="utf-8")
+        new = fill(text, parts)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            print(f"updated {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
