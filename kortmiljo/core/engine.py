@@ -123,6 +123,12 @@ class Engine(ABC):
         """The first dealer when ``options['dealer']`` is not given."""
         return int(rng.integers(self.num_players))
 
+    def new_session(self) -> None:
+        """Forget state carried from one episode to the next (called on a seeded reset).
+
+        No game but Femkortskille with ``payments_stay`` carries any; the default does nothing.
+        """
+
     def new_episode(self, rng: np.random.Generator, deck: Sequence[str] | None = None, dealer: int | None = None) -> None:
         """Start an episode: validate a stacked deck and dealer, or draw them from ``rng``."""
         if dealer is None:

@@ -65,9 +65,7 @@ class CardGameEnv(AECEnv):
             self._rng = np.random.default_rng(seed)
             # a new random stream is a new session: an engine that carries state from one
             # episode to the next (Femkortskille payments_stay's pot) starts afresh
-            new_session = getattr(self.engine, "new_session", None)
-            if new_session is not None:
-                new_session()
+            self.engine.new_session()
         options = options or {}
         self.engine.new_episode(self._rng, options.get("deck"), options.get("dealer"))
         self.agents = self.possible_agents[:]
