@@ -321,6 +321,27 @@ class FemkortskilleEngine(Engine):
         """Forget what carries between episodes (the payments_stay pot): the next episode starts afresh."""
         self._carry = 0
 
+    def new_episode(self, rng: np.random.Generator, deck=None, dealer=None) -> None:
+        if deck is not None:
+            self._check_deck(deck)
+        super().new_episode(rng, deck, dealer)
+
+    def _check_deck(self, deck) -> None:
+        """Refuse a third copy of a rank before any state changes (``Deck.parse_deck`` counts
+        the copies of a rank under the wrong key once a rank appears a third time)."""
+        if isinstance(deck, (str, bytes)) or not isinstance(deck, (list, tuple)):
+            return  # parse_deck explains what a deck must be
+        counts = [0] * NUM_RANKS
+        for code in deck:
+            counts[self.deck.parse(code) >> 1] += 1  # unknown codes raise here
+        extra = [f"{KILLE_RANKS[r]} ({k} copies)" for r, k in enumerate(counts) if k > 2]
+        if extra:
+            missing = [KILLE_RANKS[r] for r, k in enumerate(counts) if k < 2]
+            raise ValueError(
+                f"deck has duplicate cards: {', '.join(extra)}; missing: {', '.join(missing) or 'none'}; "
+                "the kille deck has two copies of each of its 21 ranks"
+            )
+
     def _start(self, deck, dealer):
         n = self.num_players
         self.pot = self._carry if self.payments_stay else 0
