@@ -1,0 +1,634 @@
+"""Spøkelse for B games at once: the scalar engine's rules as numpy arrays with a batch axis.
+
+:class:`BatchedSpokelse` plays ``num_envs`` independent games (*lanes*) in lock step. It
+is a speed path, not a second definition of the rules: :mod:`.rules` stays the readable
+reference, and ``tests/differential`` drives both engines with the same decks, dealers
+and actions and requires identical masks, observations, ``unseen``, rewards, players on
+move and terminations at every step, for every option.
+
+State (``n`` players, ``S`` = the layout's size; all arrays have the lane axis first):
+
+* the deal's deck order ``[B, 52]`` and a stock pointer (the stock is ``deck[ptr:]``,
+  drawn front first, exactly the scalar engine's stock order);
+* the discard pile as a stack ``[B, 52]`` with its length; ghosts ``[B, n]``, slots
+  ``[B, n, 4]``; the knowledge flags ``owner_known`` and ``public`` ``[B, n, 4]``; the
+  cards each seat has discarded this deal ``[B, n, 52]``;
+* the card in hand, whether it came from the stock, the phase, the seat on move, the
+  dealer, match totals, the last round's sums;
+* per seat ``unseen`` ``[B, n, 52]`` and the observation buffers ``[B, n, S]``, updated
+  in place by each step (a handful of scatters), re-encoded from scratch only when a
+  deal starts or a round ends, as the scalar engine does.
+
+Per step: ``legal_mask() -> [B, 7]``, ``observation() -> [B, S]`` and ``unseen() ->
+[B, 52]`` for the seat on move (``observe(seats)``/``unseen(seats)`` for any seats),
+``step(actions)`` with an optional lane mask, then ``rewards [B, n]`` (of this step),
+``terminal [B]`` and ``current_player [B]``.
+
+**Randomness (replayable by the scalar engine).** Lane ``i`` owns the generator
+``lane_rng(seed, i)`` = ``np.random.default_rng(np.random.SeedSequence(seed,
+spawn_key=(i,)))`` (the ``i``-th child of ``SeedSequence(seed).spawn``, whatever ``B``
+is), or the generator passed in ``rngs[i]``. Every episode a lane starts from its own
+stream uses that generator exactly as ``SpokelseEngine.new_episode(rng)`` uses its
+``rng``: the first dealer by ``draw_dealer(rng)`` (unless dealers are given), the deck
+by ``rng.permutation(52)`` (unless decks are given), and each later deal of a match by
+``rng.permutation(52)``. So ``SpokelseEngine(**options).new_episode(lane_rng(seed, i))``
+followed by the lane's actions replays lane ``i`` exactly, auto-resets included (each
+new episode is another ``new_episode`` call with the same generator).
+
+**Auto-reset** (``autoreset=True``, the default): a lane whose game ends in ``step`` is
+dealt a new episode from its stream at the end of that same call. ``rewards`` and
+``terminal`` still describe the step just taken (the final rewards, ``True``), while the
+lane's state, mask and observations are already those of the new episode (PGX's
+convention). ``final_observation(seats)`` gives the observation and ``unseen`` that
+those lanes had when their game ended, before the reset. With ``autoreset=False`` a
+finished lane keeps its final state (mask all zeros) until ``reset(lanes=…)``.
+
+Illegal actions: ``step`` checks every stepped lane first and raises
+:class:`BatchedIllegalActionError` (a ``ValueError``) naming the first bad lane, its
+seat, the action and the legal actions, before any lane is changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...core.errors import IllegalActionError
+from .rules import ACTION_NAMES, DISCARD, NUM_SLOTS, UNKNOWN, Phase, SpokelseEngine
+
+NUM_ACTIONS = len(ACTION_NAMES)
+DRAW_PHASE, PLACE_PHASE, OVER_PHASE = int(Phase.DRAW), int(Phase.PLACE), int(Phase.OVER)
+
+# legal actions by state code = 2 * phase + from_stock
+_LEGAL = np.zeros((6, NUM_ACTIONS), dtype=np.int8)
+_LEGAL[2 * DRAW_PHASE + 0, [0, 1]] = 1
+_LEGAL[2 * PLACE_PHASE + 1, [2, 3, 4, 5, 6]] = 1
+_LEGAL[2 * PLACE_PHASE + 0, [2, 3, 4, 5]] = 1
+_LEGAL_BOOL = _LEGAL.astype(bool)
+
+
+def lane_rng(seed: int | None, lane: int) -> np.random.Generator:
+    """The generator of lane ``lane`` for a batch built with ``seed`` (independent of B)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(lane),)))
+
+
+class BatchedIllegalActionError(IllegalActionError):
+    """An illegal action in one lane of a batched step; no lane was changed."""
+
+    def __init__(self, lane: int, agent: str, action: object, legal: list[str]):
+        self.lane = lane
+        super().__init__(agent, action, legal)
+        self.args = (f"lane {lane}: {self.args[0]}",)
+
+
+class BatchedSpokelse:
+    """``num_envs`` Spøkelse games as arrays (see the module docstring).
+
+    ``seed``: seeds the lanes' generators (``lane_rng``); ``rngs``: one generator per lane
+    instead (for callers that share a lane's stream with other draws, like the vector
+    training env). ``autoreset``: deal finished lanes anew inside ``step``. Options are
+    the scalar engine's (``num_players``, ``jack_points``, ``match_to``, ``reward``),
+    validated by it. The batch starts dealt (``reset()`` from the streams).
+    """
+
+    NAME = "spokelse"
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        seed: int | None = None,
+        *,
+        autoreset: bool = True,
+        rngs: Sequence[np.random.Generator] | None = None,
+        **options,
+    ):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.spec = SpokelseEngine(**options)  # validates the options; layout, actions, dealer draw
+        spec = self.spec
+        self.config = dict(spec.config)
+        self.num_players = n = spec.num_players
+        self.num_envs = B = int(num_envs)
+        self.autoreset = bool(autoreset)
+        self.layout = spec.layout
+        self.action_names = spec.action_names
+        self.num_actions = NUM_ACTIONS
+        self.obs_size = S = spec.layout.size
+        self.match_to = spec.match_to
+        self.stock_start = spec.stock_start
+        self.points = spec.points.copy()
+        self.reward_kind = self.config["reward"]
+        self.seed(seed, rngs)
+
+        # offsets of the layout's segments
+        self.o_own, self.o_opp, self.o_hand = spec.o_own, spec.o_opp, spec.o_hand
+        self.o_from_stock, self.o_top, self.o_pile, self.o_by = spec.o_from_stock, spec.o_top, spec.o_pile, spec.o_by
+        self.o_stock, self.o_phase, self.o_ev = spec.o_stock, spec.o_phase, spec.o_ev
+        self.o_sums, self.o_totals, self.o_dealer, self.o_to_move = spec.o_sums, spec.o_totals, spec.o_dealer, spec.o_to_move
+
+        # seat × viewer tables (index [s, v]): where viewer v sees seat s's things
+        s_, v_ = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+        rel = (s_ - v_) % n
+        self._slot_base = np.where(rel == 0, spec.o_own, spec.o_opp + (rel - 1) * 4 * 53)
+        self._known_base = np.where(rel == 0, spec.o_own_known, spec.o_opp_known + (rel - 1) * 4)
+        self._pts_base = np.where(rel == 0, spec.o_own_pts, spec.o_opp_pts + (rel - 1) * 4)
+        self._by_pos = spec.o_by + rel * 52
+        self._to_move_pos = spec.o_to_move + rel
+        self._dealer_pos = spec.o_dealer + (v_ - s_) % n  # [dealer, viewer]: (viewer - dealer) mod n
+        self._seat_of_rel = (v_ + s_) % n  # [viewer, rel] -> absolute seat (for the from-scratch encoder)
+        self._v_row = np.arange(n)[None, :]
+
+        # state
+        self._deck = np.zeros((B, 52), dtype=np.int64)
+        self._ptr = np.zeros(B, dtype=np.int64)
+        self._pile = np.zeros((B, 52), dtype=np.int64)
+        self._plen = np.zeros(B, dtype=np.int64)
+        self._ghost = np.zeros((B, n), dtype=np.int64)
+        self._slots = np.zeros((B, n, NUM_SLOTS), dtype=np.int64)
+        self._owner_known = np.zeros((B, n, NUM_SLOTS), dtype=bool)
+        self._public = np.zeros((B, n, NUM_SLOTS), dtype=bool)
+        self._disc_by = np.zeros((B, n, 52), dtype=np.int8)
+        self._hand = np.full(B, -1, dtype=np.int64)
+        self._from_stock = np.zeros(B, dtype=np.int64)
+        self._phase = np.zeros(B, dtype=np.int64)
+        self._cp = np.zeros(B, dtype=np.int64)
+        self._dealer = np.zeros(B, dtype=np.int64)
+        self.round_no = np.zeros(B, dtype=np.int64)
+        self.totals = np.zeros((B, n), dtype=np.float64)
+        self.last_sums = np.zeros((B, n), dtype=np.float64)
+        self._has_sums = np.zeros(B, dtype=bool)
+        self._unseen = np.zeros((B, n, 52), dtype=np.int8)
+        self._unseen_flat = self._unseen.reshape(-1)
+        self._ev_tot = np.zeros(B * n, dtype=np.float64)
+        self._ev_cnt = np.zeros(B * n, dtype=np.int64)
+        self._obs = np.zeros((B, n, S), dtype=np.float32)
+        self._of = self._obs.reshape(-1)
+        self._rowbase = (np.arange(B)[:, None] * n + np.arange(n)[None, :]) * S  # [B, n]
+        self._all = np.arange(B)
+        self.rewards = np.zeros((B, n), dtype=np.float64)
+        self.terminal = np.zeros(B, dtype=bool)
+        self._final: dict[str, np.ndarray] | None = None
+        self.reset()
+
+    # ---- randomness -----------------------------------------------------------------------
+    def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
+        """Re-seed every lane's stream (``lane_rng(seed, i)``), or take the given generators."""
+        if rngs is not None:
+            if len(rngs) != self.num_envs:
+                raise ValueError(f"rngs must hold one generator per lane ({self.num_envs}), got {len(rngs)}")
+            self.rngs = list(rngs)
+            self.seed_sequence = None
+            return
+        self.seed_sequence = np.random.SeedSequence(seed)
+        self.rngs = [np.random.default_rng(c) for c in self.seed_sequence.spawn(self.num_envs)]
+
+    # ---- properties ----------------------------------------------------------------------------
+    @property
+    def current_player(self) -> np.ndarray:
+        return self._cp
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self._phase
+
+    @property
+    def dealer(self) -> np.ndarray:
+        return self._dealer
+
+    def _lanes(self, lanes) -> np.ndarray:
+        if lanes is None:
+            return self._all
+        lanes = np.asarray(lanes)
+        if lanes.dtype == bool:
+            if lanes.shape != (self.num_envs,):
+                raise ValueError(f"a lane mask must have shape ({self.num_envs},), got {lanes.shape}")
+            return np.flatnonzero(lanes)
+        lanes = lanes.astype(np.int64).reshape(-1)
+        if lanes.size and (lanes.min() < 0 or lanes.max() >= self.num_envs):
+            raise ValueError(f"lane indices must be 0..{self.num_envs - 1}")
+        return lanes
+
+    # ---- episodes --------------------------------------------------------------------------------
+    def reset(self, decks=None, dealers=None, lanes=None, seed: int | None = None) -> None:
+        """Start new episodes in ``lanes`` (all by default).
+
+        ``decks``: ``[k, 52]`` card ints (a permutation of 0..51 per row, top card first) or
+        None to shuffle from each lane's stream; ``dealers``: ``[k]`` seats or None to draw
+        them (``draw_dealer``) from the stream. ``seed`` re-seeds every lane first.
+        """
+        if seed is not None:
+            self.seed(seed)
+        L = self._lanes(lanes)
+        k, n = len(L), self.num_players
+        if k == 0:
+            return
+        if dealers is not None:
+            dealers = np.asarray(dealers, dtype=np.int64).reshape(-1)
+            if dealers.shape != (k,) or dealers.min() < 0 or dealers.max() >= n:
+                raise ValueError(f"dealers must be {k} seats 0..{n - 1}, got {dealers!r}")
+        if decks is not None:
+            decks = np.asarray(decks)
+            if decks.shape != (k, 52) or not np.issubdtype(decks.dtype, np.integer):
+                raise ValueError(f"decks must be an int array of shape ({k}, 52), got {decks.dtype} {decks.shape}")
+            bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(52)).any(axis=1))
+            if bad.size:
+                raise ValueError(f"deck of lane {int(L[bad[0]])} is not a permutation of the cards 0..51")
+            decks = decks.astype(np.int64)
+        if dealers is None or decks is None:  # the scalar engine's order: dealer first, then the deck
+            d_out = np.empty(k, dtype=np.int64) if dealers is None else dealers
+            k_out = np.empty((k, 52), dtype=np.int64) if decks is None else decks
+            draw = self.spec.draw_dealer
+            for j, lane in enumerate(L.tolist()):
+                rng = self.rngs[lane]
+                if dealers is None:
+                    d_out[j] = draw(rng)
+                if decks is None:
+                    k_out[j] = rng.permutation(52)
+            dealers, decks = d_out, k_out
+        self.totals[L] = 0.0
+        self.round_no[L] = 0
+        self.rewards[L] = 0.0
+        self.terminal[L] = False
+        self._deal(L, decks, dealers)
+
+    def _deal(self, L: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
+        n = self.num_players
+        self._deck[L] = decks
+        self._dealer[L] = dealers
+        self.round_no[L] += 1
+        # seat s receives deck[r + n*p], p = 0..4, with r = (s - dealer - 1) mod n
+        r = (np.arange(n)[None, :] - dealers[:, None] - 1) % n
+        ghost = np.take_along_axis(decks, r, axis=1)
+        pos = r[:, :, None] + n * np.arange(1, 5)[None, None, :]
+        slots = np.take_along_axis(decks, pos.reshape(len(L), -1), axis=1).reshape(len(L), n, NUM_SLOTS)
+        self._ghost[L] = ghost
+        self._slots[L] = slots
+        up = decks[:, 5 * n]
+        self._pile[L, 0] = up
+        self._plen[L] = 1
+        self._ptr[L] = 5 * n + 1
+        self._hand[L] = -1
+        self._from_stock[L] = 0
+        self._phase[L] = DRAW_PHASE
+        self._cp[L] = (dealers + 1) % n
+        self._owner_known[L] = np.array([True, True, False, False])
+        self._public[L] = False
+        self._disc_by[L] = 0
+        self._has_sums[L] = False
+        u = np.ones((len(L), n, 52), dtype=np.int8)
+        rows = np.arange(len(L))[:, None, None]
+        u[rows, np.arange(n)[None, :, None], slots[:, :, :2]] = 0
+        u[np.arange(len(L))[:, None], :, up[:, None]] = 0
+        self._unseen[L] = u
+        self._encode(L)
+
+    # ---- moves -------------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        """``[B, 7]`` int8 legal actions of the seat on move (all 0 where the game is over)."""
+        return _LEGAL[2 * self._phase + self._from_stock]
+
+    def legal_actions(self, lane: int) -> list[int]:
+        return np.flatnonzero(_LEGAL[2 * self._phase[lane] + self._from_stock[lane]]).tolist()
+
+    def step(self, actions, lanes=None) -> None:
+        """Apply ``actions[l]`` in every lane ``l`` of ``lanes`` (a bool mask or indices; all lanes
+        by default; the other entries of ``actions`` are ignored)."""
+        actions = np.asarray(actions)
+        B = self.num_envs
+        if actions.shape != (B,):
+            raise ValueError(f"actions must have shape ({B},), got {actions.shape}")
+        idx = self._lanes(lanes)
+        a = actions[idx]
+        if not np.issubdtype(a.dtype, np.integer):
+            if a.size and not np.all(np.mod(a, 1) == 0):
+                raise ValueError("actions must be integers")
+            a = a.astype(np.int64)
+        code = 2 * self._phase[idx] + self._from_stock[idx]
+        inrange = (a >= 0) & (a < NUM_ACTIONS)
+        ok = _LEGAL_BOOL[code, np.where(inrange, a, 0)] & inrange
+        if not ok.all():
+            self._raise_illegal(int(idx[np.argmin(ok)]), a[np.argmin(ok)])
+        self.rewards.fill(0.0)
+        np.equal(self._phase, OVER_PHASE, out=self.terminal)  # lanes left over (autoreset=False) stay terminal
+        self._final = None
+        place = a >= 2
+        if place.all():
+            self._place(idx, a)
+        elif not place.any():
+            self._draw_or_take(idx, a)
+        else:
+            self._draw_or_take(idx[~place], a[~place])
+            self._place(idx[place], a[place])
+
+    def _raise_illegal(self, lane: int, action) -> None:
+        action = action.item() if hasattr(action, "item") else action
+        names = [ACTION_NAMES[x] for x in self.legal_actions(lane)]
+        label = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
+        raise BatchedIllegalActionError(lane, f"player_{int(self._cp[lane])}", label, names)
+
+    def _draw_or_take(self, D: np.ndarray, a: np.ndarray) -> None:
+        draw = a == 0
+        if draw.all():
+            self._draw(D)
+        elif not draw.any():
+            self._take(D)
+        else:
+            self._draw(D[draw])
+            self._take(D[~draw])
+        self._phase[D] = PLACE_PHASE
+        self._obs[D, :, self.o_phase] = 0.0
+        self._obs[D, :, self.o_phase + 1] = 1.0
+
+    def _draw(self, L: np.ndarray) -> None:
+        p = self._ptr[L]
+        card = self._deck[L, p]
+        p += 1
+        self._ptr[L] = p
+        self._hand[L] = card
+        self._from_stock[L] = 1
+        s = self._cp[L]
+        self._obs[L, :, self.o_stock] = ((52 - p) / self.stock_start)[:, None]
+        self._obs[L, :, self.o_from_stock] = 1.0
+        rb = self._rowbase[L, s] + self.o_hand
+        Of = self._of
+        Of[rb + UNKNOWN] = 0.0
+        Of[rb + card] = 1.0
+        self._see(L * self.num_players + s, card)
+
+    def _take(self, L: np.ndarray) -> None:
+        pl = self._plen[L] - 1
+        self._plen[L] = pl
+        card = self._pile[L, pl]
+        self._hand[L] = card
+        self._from_stock[L] = 0
+        rb = self._rowbase[L]
+        c = card[:, None]
+        Of = self._of
+        Of[rb + (self.o_hand + UNKNOWN)] = 0.0
+        Of[rb + (c + self.o_hand)] = 1.0
+        Of[rb + (c + self.o_top)] = 0.0
+        Of[rb + (c + self.o_pile)] = 0.0
+        has = pl > 0
+        if has.any():  # the card below becomes the top
+            nt = self._pile[L[has], pl[has] - 1]
+            Of[rb[has] + (nt[:, None] + self.o_top)] = 1.0
+
+    def _place(self, P: np.ndarray, a: np.ndarray) -> None:
+        n = self.num_players
+        Of = self._of
+        s = self._cp[P]
+        card = self._hand[P]
+        sw = a != DISCARD
+        if sw.all():
+            out = self._swap(P, a, s, card)
+        elif not sw.any():
+            out = card
+        else:
+            out = card.copy()
+            out[sw] = self._swap(P[sw], a[sw], s[sw], card[sw])
+        rb = self._rowbase[P]  # [k, n]
+        pl = self._plen[P]
+        oc = out[:, None]
+        Of[rb + (self._pile[P, pl - 1][:, None] + self.o_top)] = 0.0  # the old top (no-op on an empty pile)
+        self._pile[P, pl] = out
+        self._plen[P] = pl + 1
+        self._disc_by[P, s, out] = 1
+        Of[rb + (oc + self.o_top)] = 1.0
+        Of[rb + (oc + self.o_pile)] = 1.0
+        Of[rb + (self._by_pos[s] + oc)] = 1.0
+        Of[rb + (card[:, None] + self.o_hand)] = 0.0
+        Of[rb + (self.o_hand + UNKNOWN)] = 1.0
+        O = self._obs
+        O[P, :, self.o_from_stock] = 0.0
+        O[P, :, self.o_phase] = 1.0
+        O[P, :, self.o_phase + 1] = 0.0
+        self._see((P * n)[:, None] + self._v_row, oc)
+        self._hand[P] = -1
+        self._from_stock[P] = 0
+        self._phase[P] = DRAW_PHASE
+        cont = self._ptr[P] < 52
+        if cont.all():
+            self._pass_turn(P, s, rb)
+        else:
+            self._pass_turn(P[cont], s[cont], rb[cont])
+            self._end_round(P[~cont])
+
+    def _swap(self, P: np.ndarray, a: np.ndarray, s: np.ndarray, card: np.ndarray) -> np.ndarray:
+        i = a - 2
+        old_card = self._slots[P, s, i]
+        me = self._v_row == s[:, None]  # [k, n]: viewer is the mover
+        knew = self._public[P, s, i][:, None] | (me & self._owner_known[P, s, i][:, None])
+        knows = me | (self._from_stock[P] == 0)[:, None]  # a card taken from the pile was face up
+        rb = self._rowbase[P]
+        i2 = i[:, None]
+        base = rb + self._slot_base[s] + 53 * i2
+        Of = self._of
+        Of[base + np.where(knew, old_card[:, None], UNKNOWN)] = 0.0
+        Of[base + np.where(knows, card[:, None], UNKNOWN)] = 1.0
+        Of[rb + self._known_base[s] + i2] = knows
+        Of[rb + self._pts_base[s] + i2] = np.where(knows, (self.points[card] / 13.0)[:, None], 0.0)
+        self._slots[P, s, i] = card
+        self._owner_known[P, s, i] = True
+        self._public[P, s, i] = self._from_stock[P] == 0
+        return old_card
+
+    def _pass_turn(self, C: np.ndarray, s: np.ndarray, rb: np.ndarray) -> None:
+        nxt = s + 1
+        nxt[nxt == self.num_players] = 0
+        self._cp[C] = nxt
+        self._of[rb + self._to_move_pos[s]] = 0.0
+        self._of[rb + self._to_move_pos[nxt]] = 1.0
+
+    def _see(self, rows: np.ndarray, cards: np.ndarray) -> None:
+        """Seats (flat ``lane * n + seat`` rows) can now locate ``cards``: ``unseen`` and the
+        expected-value feature follow (rows × cards broadcast; each row at most once)."""
+        rows, cards = np.broadcast_arrays(rows, cards)
+        ui = rows * 52 + cards
+        uf = self._unseen_flat
+        m = uf[ui] == 1
+        if not m.all():
+            rows, cards, ui = rows[m], cards[m], ui[m]
+        uf[ui] = 0
+        tot = self._ev_tot[rows] - self.points[cards]
+        cnt = self._ev_cnt[rows] - 1
+        self._ev_tot[rows] = tot
+        self._ev_cnt[rows] = cnt
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ev = np.where(cnt > 0, tot / (13.0 * cnt), 0.0)
+        self._of[rows * self.obs_size + self.o_ev] = ev
+
+    def _end_round(self, E: np.ndarray) -> None:
+        if E.size == 0:
+            return
+        n = self.num_players
+        pts = self.points
+        sums = pts[self._ghost[E]] + pts[self._slots[E]].sum(axis=2)
+        self.last_sums[E] = sums
+        totals = self.totals[E] + sums
+        self.totals[E] = totals
+        if self.match_to is not None:
+            go = totals.max(axis=1) < self.match_to
+            if go.any():  # the match goes on: the next deal comes from the lane's stream
+                G = E[go]
+                decks = np.stack([self.rngs[lane].permutation(52) for lane in G.tolist()])
+                self._deal(G, decks, (self._dealer[G] + 1) % n)
+                E, totals, sums = E[~go], totals[~go], sums[~go]
+                if E.size == 0:
+                    return
+        scores = totals if self.match_to is not None else sums
+        self._phase[E] = OVER_PHASE
+        self._unseen[E] = 0
+        self._has_sums[E] = True
+        if self.reward_kind == "win":
+            win = scores == scores.min(axis=1, keepdims=True)
+            w = win.sum(axis=1, keepdims=True)
+            r = np.where(win, 1.0 / w, -1.0 / np.maximum(n - w, 1))
+            r[(w == n)[:, 0]] = 0.0
+        else:
+            total = scores.sum(axis=1, keepdims=True)
+            r = (total - scores) / (n - 1) - scores
+        self.rewards[E] = r
+        self.terminal[E] = True
+        self._encode(E)
+        if self.autoreset:
+            self._final = {
+                "lanes": E,
+                "seat": self._cp[E].copy(),
+                "obs": self._obs[E].copy(),
+                "unseen": self._unseen[E].copy(),
+            }
+            self.reset(lanes=E)
+            self.terminal[E] = True
+            self.rewards[E] = r
+
+    # ---- the from-scratch encoder ----------------------------------------------------------------
+    def _encode(self, L: np.ndarray) -> None:
+        """Rebuild every seat's observation (and expected-value sums) of lanes ``L`` from the state;
+        the vectorized twin of ``SpokelseEngine.encode``."""
+        k, n, S = len(L), self.num_players, self.obs_size
+        O = np.zeros((k, n, S), dtype=np.float32)
+        Of = O.reshape(-1)
+        rows = (np.arange(k)[:, None] * n + np.arange(n)[None, :]) * S  # [k, viewer]
+        over = self._phase[L] == OVER_PHASE
+        slots = self._slots[L]  # [k, s, 4]
+        eye = np.eye(n, dtype=bool)[None, :, :, None]  # [1, viewer, seat, 1]
+        know = self._public[L][:, None] | (eye & self._owner_known[L][:, None]) | over[:, None, None, None]
+        sl = np.broadcast_to(slots[:, None], know.shape)  # [k, viewer, seat, 4]
+        slot_base = self._slot_base.T[None, :, :, None]  # [1, viewer, seat, 1]
+        r4 = rows[:, :, None, None]
+        i4 = np.arange(NUM_SLOTS)[None, None, None, :]
+        Of[(r4 + slot_base + 53 * i4 + np.where(know, sl, UNKNOWN)).ravel()] = 1.0
+        Of[(r4 + self._known_base.T[None, :, :, None] + i4).ravel()] = know.ravel()
+        Of[(r4 + self._pts_base.T[None, :, :, None] + i4).ravel()] = np.where(know, self.points[sl] / 13.0, 0.0).ravel()
+        # discarded cards per relative seat, totals, final sums
+        rel_seat = self._seat_of_rel  # [viewer, rel]
+        O[:, :, self.o_by : self.o_by + n * 52] = self._disc_by[L][:, rel_seat].reshape(k, n, n * 52)
+        if self.match_to:
+            O[:, :, self.o_totals : self.o_totals + n] = self.totals[L][:, rel_seat] / self.match_to
+        fin = self._has_sums[L] & over
+        if fin.any():
+            O[fin, :, self.o_sums : self.o_sums + n] = self.last_sums[L[fin]][:, rel_seat] / 65.0
+        # hand
+        hand, fs, cp = self._hand[L], self._from_stock[L], self._cp[L]
+        held = hand >= 0
+        vis = held[:, None] & ((self._v_row == cp[:, None]) | (fs == 0)[:, None])
+        Of[(rows + self.o_hand + np.where(vis, hand[:, None], UNKNOWN)).ravel()] = 1.0
+        O[:, :, self.o_from_stock] = np.where(held, fs, 0)[:, None]
+        live = ~over
+        if live.any():
+            Of[(rows[live] + self._to_move_pos[cp[live]]).ravel()] = 1.0
+        # discard pile
+        plen = self._plen[L]
+        pile = self._pile[L]
+        has = plen > 0
+        if has.any():
+            top = pile[has, plen[has] - 1]
+            Of[(rows[has] + self.o_top + top[:, None]).ravel()] = 1.0
+        in_pile = np.arange(52)[None, :] < plen[:, None]
+        pm = np.zeros((k, 52), dtype=np.float32)
+        pm[np.nonzero(in_pile)[0], pile[in_pile]] = 1.0
+        O[:, :, self.o_pile : self.o_pile + 52] = pm[:, None, :]
+        Of[(rows + self.o_phase + self._phase[L][:, None]).ravel()] = 1.0
+        Of[(rows + self._dealer_pos[self._dealer[L]]).ravel()] = 1.0
+        O[:, :, self.o_stock] = ((52 - self._ptr[L]) / self.stock_start)[:, None]
+        # expected value of an unseen card
+        u = self._unseen[L]
+        cnt = u.sum(axis=2, dtype=np.int64)
+        tot = u @ self.points
+        with np.errstate(divide="ignore", invalid="ignore"):
+            O[:, :, self.o_ev] = np.where(cnt > 0, tot / (13.0 * cnt), 0.0)
+        flat = (L[:, None] * n + np.arange(n)[None, :]).ravel()
+        self._ev_tot[flat] = tot.ravel()
+        self._ev_cnt[flat] = cnt.ravel()
+        self._obs[L] = O
+
+    # ---- views ----------------------------------------------------------------------------------
+    def _gather(self, buf: np.ndarray, seats, lanes) -> np.ndarray:
+        B, n = self.num_envs, self.num_players
+        if lanes is None:
+            seats = self._cp if seats is None else np.asarray(seats, dtype=np.int64)
+            return np.take(buf.reshape(B * n, -1), self._all * n + seats, axis=0)
+        L = self._lanes(lanes)
+        seats = self._cp[L] if seats is None else np.asarray(seats, dtype=np.int64)
+        return np.take(buf.reshape(B * n, -1), L * n + seats, axis=0)
+
+    def observation(self) -> np.ndarray:
+        """``[B, S]`` float32 observations of the seats on move (a fresh array)."""
+        return np.take(self._obs.reshape(self.num_envs * self.num_players, -1), self._all * self.num_players + self._cp, axis=0)
+
+    def unseen(self, seats=None, lanes=None) -> np.ndarray:
+        """``[B, 52]`` int8 ``unseen`` of ``seats`` (default: the seats on move), optionally for ``lanes`` only."""
+        return self._gather(self._unseen, seats, lanes)
+
+    def observe(self, seats=None, lanes=None) -> np.ndarray:
+        """``[B, S]`` observations of ``seats`` (one seat per lane; default: the seats on move)."""
+        return self._gather(self._obs, seats, lanes)
+
+    def observe_all(self) -> np.ndarray:
+        """A copy of every seat's observation, ``[B, n, S]``."""
+        return self._obs.copy()
+
+    def unseen_all(self) -> np.ndarray:
+        return self._unseen.copy()
+
+    def final_observation(self, seats=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(lanes, obs [k, S], unseen [k, 52])``: what the lanes auto-reset by the last ``step``
+        showed ``seats`` (a ``[B]`` array; default the last seat on move) when their game ended."""
+        if self._final is None:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.obs_size), np.float32), np.zeros((0, 52), np.int8)
+        L = self._final["lanes"]
+        seats = self._final["seat"] if seats is None else np.asarray(seats, dtype=np.int64)[L]
+        j = np.arange(len(L))
+        return L, self._final["obs"][j, seats], self._final["unseen"][j, seats]
+
+    def round_sums(self) -> np.ndarray:
+        """``[B, n]`` slot + ghost sums of the current deal (final once the round is over)."""
+        pts = self.points
+        return pts[self._ghost] + pts[self._slots].sum(axis=2)
+
+    def info(self) -> dict[str, np.ndarray]:
+        """The end-of-episode result fields per lane and seat, ``[B, n]`` each (RULES.md:
+        ``round_points`` and ``match_points``); valid for lanes whose game is over."""
+        sums = np.where(self._has_sums[:, None], self.last_sums, self.round_sums())
+        return {"round_points": sums, "match_points": self.totals.copy() if self.match_to else sums}
+
+    def lane_state(self, lane: int) -> dict:
+        """One lane's state in the scalar engine's terms (lists), for tests and debugging."""
+        n = self.num_players
+        return {
+            "ghost": self._ghost[lane].tolist(),
+            "slots": self._slots[lane].tolist(),
+            "discard": self._pile[lane, : self._plen[lane]].tolist(),
+            "stock": self._deck[lane, self._ptr[lane] :][::-1].tolist(),
+            "hand": int(self._hand[lane]),
+            "hand_from_stock": bool(self._from_stock[lane]),
+            "phase": int(self._phase[lane]),
+            "current_player": int(self._cp[lane]),
+            "dealer": int(self._dealer[lane]),
+            "owner_known": self._owner_known[lane].tolist(),
+            "public": self._public[lane].tolist(),
+            "totals": self.totals[lane].tolist(),
+            "round_no": int(self.round_no[lane]),
+            "num_players": n,
+        }
