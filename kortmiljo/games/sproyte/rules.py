@@ -225,6 +225,8 @@ class SproyteEngine(Engine):
         self.layout = L
         self.obs_size = L.size
         self._base = [s * L.size for s in range(N)]
+        # flat offset, per observer, of the 52-wide block of subject seat s (relative seat order)
+        self._blocks = [tuple(o * L.size + 52 * ((s - o) % N) for o in range(N)) for s in range(N)]
 
     # ---- episode --------------------------------------------------------------
     def _start(self, deck, dealer):
@@ -484,10 +486,9 @@ class SproyteEngine(Engine):
         uf[104 + c] = 0
         f[s * L + self.o_hand + c] = 0.0
         ot, op = self.o_trick + c, self.o_played + c
-        for o in range(N):
-            r = 52 * ((s - o) % N)
-            f[o * L + ot + r] = 1.0
-            f[o * L + op + r] = 1.0
+        for b in self._blocks[s]:
+            f[b + ot] = 1.0
+            f[b + op] = 1.0
         if len(trick) < N:
             self.current_player = (s + 1) % N
             return
