@@ -115,6 +115,7 @@ LOC_PILE = 20  # still in the exchange pile
 LOC_TALON = 21
 LOC_TABLE = 30  # + seat: in the trick on the table, played by that seat
 LOC_WON = 40  # + seat: in a trick won by that seat
+LOC_NOT_IN_DECK = 99  # the twos in vanlig
 
 # Observation scales (so that every entry lies in [0, 1]).
 MAX_TRICKS = 13
@@ -649,7 +650,7 @@ class SproyteEngine(Engine):
         return u
 
     def locations(self) -> np.ndarray:
-        loc = np.full(52, -1, dtype=np.int16)
+        loc = np.full(52, LOC_NOT_IN_DECK, dtype=np.int16)
         for s in range(N):
             loc[self.hands[s]] = LOC_HAND + s
             loc[self.out[s]] = LOC_OUT + s
