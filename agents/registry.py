@@ -18,7 +18,7 @@ from .base import Policy, RandomPolicy
 _REGISTRY: dict[str, dict[str, str]] = {
     "spokelse": {"heuristic_v0": "agents.spokelse_heuristic:SpokelseHeuristic"},
     "sproyte": {},
-    "femkortskille": {},
+    "femkortskille": {"heuristic_v0": "agents.femkortskille_heuristic:FemkortskilleHeuristic"},
 }
 _ALIASES = {"heuristic": "heuristic_v0", "search": "search_v0"}
 AGENT_NAMES = ("random", "heuristic", "search", "ppo:PATH")
