@@ -16,8 +16,8 @@ State (``n`` players, ``S`` = the layout's size; all arrays have the lane axis f
 * the card in hand, whether it came from the stock, the phase, the seat on move, the
   dealer, match totals, the last round's sums;
 * per seat ``unseen`` ``[B, n, 52]`` and the observation buffers ``[B, n, S]``, updated
-  in place by each step (a handful of scatters), re-encoded from scratch only when a
-  deal starts or a round ends, as the scalar engine does.
+  in place by each step (a handful of scatters), rebuilt only when a deal starts
+  or a round ends (``encode_lanes`` is the from-scratch reference they are tested against).
 
 Per step: ``legal_mask() -> [B, 7]``, ``observation() -> [B, S]`` and ``unseen() ->
 [B, 52]`` for the seat on move (``observe(seats)``/``unseen(seats)`` for any seats),
@@ -89,7 +89,9 @@ class BatchedSpokelse:
     instead (for callers that share a lane's stream with other draws, like the vector
     training env). ``autoreset``: deal finished lanes anew inside ``step``. Options are
     the scalar engine's (``num_players``, ``jack_points``, ``match_to``, ``reward``),
-    validated by it. The batch starts dealt (``reset()`` from the streams).
+    validated by it. The batch starts dealt: the constructor calls ``reset()``, so each lane's
+    first episode is the first one of its stream (pass ``seed`` to ``reset`` to start the
+    streams afresh, e.g. before dealing stacked decks whose matches continue from the stream).
     """
 
     NAME = "spokelse"
@@ -125,7 +127,12 @@ class BatchedSpokelse:
         self.o_own, self.o_opp, self.o_hand = spec.o_own, spec.o_opp, spec.o_hand
         self.o_from_stock, self.o_top, self.o_pile, self.o_by = spec.o_from_stock, spec.o_top, spec.o_pile, spec.o_by
         self.o_stock, self.o_phase, self.o_ev = spec.o_stock, spec.o_phase, spec.o_ev
-        self.o_sums, self.o_totals, self.o_dealer, self.o_to_move = spec.o_sums, spec.o_totals, spec.o_dealer, spec.o_to_move
+        self.o_sums, self.o_totals, self.o_dealer, self.o_to_move = (
+            spec.o_sums,
+            spec.o_totals,
+            spec.o_dealer,
+            spec.o_to_move,
+        )
 
         # seat × viewer tables (index [s, v]): where viewer v sees seat s's things
         s_, v_ = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
@@ -138,6 +145,18 @@ class BatchedSpokelse:
         self._dealer_pos = spec.o_dealer + (v_ - s_) % n  # [dealer, viewer]: (viewer - dealer) mod n
         self._seat_of_rel = (v_ + s_) % n  # [viewer, rel] -> absolute seat (for the from-scratch encoder)
         self._v_row = np.arange(n)[None, :]
+        self.o_own_pts, self.o_own_known = spec.o_own_pts, spec.o_own_known
+        self.o_opp_pts, self.o_opp_known = spec.o_opp_pts, spec.o_opp_known
+        assert self.o_opp == self.o_own + 212, "own and opponent slot segments must be adjacent"
+        self._own01 = self.o_own + 53 * np.arange(2)
+        self._reveal_pos = self.o_own + 212 * np.arange(n)[:, None] + 53 * np.arange(NUM_SLOTS)[None, :]
+        self._phase_over = np.array([0.0, 0.0, 1.0], dtype=np.float32)
+        self._phase_draw = np.array([1.0, 0.0], dtype=np.float32)
+        self._top_pile = np.array([self.o_top, self.o_pile])
+        self._hand_top_pile = np.array([self.o_hand, self.o_top, self.o_pile])
+        self._one_zero_zero = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+        self._points_total = float(self.points.sum())
+        self._deal_template = self._build_deal_templates()
 
         # state
         self._deck = np.zeros((B, 52), dtype=np.int64)
@@ -170,6 +189,26 @@ class BatchedSpokelse:
         self.terminal = np.zeros(B, dtype=bool)
         self._final: dict[str, np.ndarray] | None = None
         self.reset()
+
+    def _build_deal_templates(self) -> np.ndarray:
+        """``[dealer, viewer, S]``: every seat's observation right after a deal, less the cards."""
+        n, S = self.num_players, self.obs_size
+        T = np.zeros((n, n, S), dtype=np.float32)
+        for d in range(n):
+            for v in range(n):
+                t = T[d, v]
+                for i in (2, 3):
+                    t[self.o_own + 53 * i + UNKNOWN] = 1.0
+                for r in range(1, n):
+                    for i in range(NUM_SLOTS):
+                        t[self.o_opp + (r - 1) * 212 + 53 * i + UNKNOWN] = 1.0
+                t[self.o_own_known : self.o_own_known + 2] = 1.0
+                t[self.o_hand + UNKNOWN] = 1.0
+                t[self.o_stock] = (52 - 5 * n - 1) / self.stock_start
+                t[self.o_phase + DRAW_PHASE] = 1.0
+                t[self.o_dealer + (v - d) % n] = 1.0
+                t[self.o_to_move + ((d + 1) % n - v) % n] = 1.0
+        return T
 
     # ---- randomness -----------------------------------------------------------------------
     def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
@@ -236,21 +275,40 @@ class BatchedSpokelse:
                 raise ValueError(f"deck of lane {int(L[bad[0]])} is not a permutation of the cards 0..51")
             decks = decks.astype(np.int64)
         if dealers is None or decks is None:  # the scalar engine's order: dealer first, then the deck
-            d_out = np.empty(k, dtype=np.int64) if dealers is None else dealers
-            k_out = np.empty((k, 52), dtype=np.int64) if decks is None else decks
-            draw = self.spec.draw_dealer
-            for j, lane in enumerate(L.tolist()):
-                rng = self.rngs[lane]
-                if dealers is None:
-                    d_out[j] = draw(rng)
-                if decks is None:
-                    k_out[j] = rng.permutation(52)
-            dealers, decks = d_out, k_out
+            rngs = self.rngs
+            if dealers is None and decks is None:
+                perms = np.array(
+                    [x for lane in L.tolist() for x in (rngs[lane].permutation(52), rngs[lane].permutation(52))]
+                )
+                dealers, decks = self._dealers_from(perms[0::2]), perms[1::2]
+            elif dealers is None:
+                dealers = self._dealers_from(np.array([rngs[lane].permutation(52) for lane in L.tolist()]))
+            else:
+                decks = np.array([rngs[lane].permutation(52) for lane in L.tolist()])
         self.totals[L] = 0.0
         self.round_no[L] = 0
         self.rewards[L] = 0.0
         self.terminal[L] = False
         self._deal(L, decks, dealers)
+
+    def _dealers_from(self, perms: np.ndarray) -> np.ndarray:
+        """``SpokelseEngine.draw_dealer`` for each row of ``perms`` (the permutation it draws):
+        seat j draws ``perm[-1 - j]``, the lowest rank deals; ties draw again, as there."""
+        n = self.num_players
+        ranks = perms[:, 51 - np.arange(n)] % 13
+        dealers = ranks.argmin(axis=1)
+        tied = np.flatnonzero((ranks == ranks.min(axis=1, keepdims=True)).sum(axis=1) > 1)
+        for j in tied.tolist():  # rare: replay the scalar loop on the same cards
+            cards = perms[j].tolist()
+            contenders = list(range(n))
+            while True:
+                drawn = {s: cards.pop() % 13 for s in contenders}
+                low = min(drawn.values())
+                contenders = [s for s in contenders if drawn[s] == low]
+                if len(contenders) == 1 or len(cards) < len(contenders):
+                    dealers[j] = contenders[0]
+                    break
+        return dealers
 
     def _deal(self, L: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
         n = self.num_players
@@ -281,7 +339,52 @@ class BatchedSpokelse:
         u[rows, np.arange(n)[None, :, None], slots[:, :, :2]] = 0
         u[np.arange(len(L))[:, None], :, up[:, None]] = 0
         self._unseen[L] = u
-        self._encode(L)
+        self._encode_deal(L, slots, up, dealers)
+
+    def _encode_deal(self, L: np.ndarray, slots: np.ndarray, up: np.ndarray, dealers: np.ndarray) -> None:
+        """The observations of a fresh deal: the dealer's template plus the few dealt cards
+        each seat can see (its slots 0 and 1, the up card); ``_encode`` is the reference."""
+        n, O, Of = self.num_players, self._obs, self._of
+        O[L] = self._deal_template[dealers]
+        rb = self._rowbase[L]
+        own = slots[:, :, :2]  # viewer v's own slots 0 and 1: [k, n, 2]
+        Of[rb[:, :, None] + self._own01 + own] = 1.0
+        p = self.points[own]
+        O[L, :, self.o_own_pts : self.o_own_pts + 2] = p / 13.0
+        u1 = up[:, None]
+        Of[rb + (u1 + self.o_top)] = 1.0
+        Of[rb + (u1 + self.o_pile)] = 1.0
+        # 49 unseen cards: all but the two looked-at slots and the up card (sums of halves: exact)
+        tot = (self._points_total - p[:, :, 0] - p[:, :, 1]) - self.points[up][:, None]
+        O[L, :, self.o_ev] = tot / (13.0 * 49)
+        flat = (L[:, None] * n + self._v_row).ravel()
+        self._ev_tot[flat] = tot.ravel()
+        self._ev_cnt[flat] = 49
+        if self.match_to:
+            O[L, :, self.o_totals : self.o_totals + n] = self.totals[L][:, self._seat_of_rel] / self.match_to
+
+    def _reveal(self, E: np.ndarray) -> None:
+        """The round is over: every slot is shown to everyone, sums are filled, nothing is on
+        move and nothing is unseen (the in-place twin of the scalar engine's final refresh)."""
+        n, O, Of = self.num_players, self._obs, self._of
+        k = len(E)
+        O[E, :, self.o_own : self.o_own + n * 212] = 0.0
+        sl = self._slots[E][:, self._seat_of_rel]  # [k, viewer, rel, 4]
+        Of[(self._rowbase[E][:, :, None, None] + self._reveal_pos + sl).ravel()] = 1.0
+        p = self.points[sl] / 13.0
+        O[E, :, self.o_own_pts : self.o_own_pts + 4] = p[:, :, 0]
+        O[E, :, self.o_own_known : self.o_own_known + 4] = 1.0
+        O[E, :, self.o_opp_pts : self.o_opp_pts + 4 * (n - 1)] = p[:, :, 1:].reshape(k, n, -1)
+        O[E, :, self.o_opp_known : self.o_opp_known + 4 * (n - 1)] = 1.0
+        O[E, :, self.o_phase : self.o_phase + 3] = self._phase_over
+        O[E, :, self.o_to_move : self.o_to_move + n] = 0.0
+        O[E, :, self.o_sums : self.o_sums + n] = self.last_sums[E][:, self._seat_of_rel] / 65.0
+        if self.match_to:
+            O[E, :, self.o_totals : self.o_totals + n] = self.totals[E][:, self._seat_of_rel] / self.match_to
+        O[E, :, self.o_ev] = 0.0
+        flat = (E[:, None] * n + self._v_row).ravel()
+        self._ev_tot[flat] = 0.0
+        self._ev_cnt[flat] = 0
 
     # ---- moves -------------------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
@@ -327,6 +430,10 @@ class BatchedSpokelse:
         label = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
         raise BatchedIllegalActionError(lane, f"player_{int(self._cp[lane])}", label, names)
 
+    def _sel(self, L: np.ndarray):
+        """``L`` as an index: a plain slice when it is the whole batch (basic indexing is cheaper)."""
+        return slice(None) if L is self._all else L
+
     def _draw_or_take(self, D: np.ndarray, a: np.ndarray) -> None:
         draw = a == 0
         if draw.all():
@@ -336,20 +443,22 @@ class BatchedSpokelse:
         else:
             self._draw(D[draw])
             self._take(D[~draw])
-        self._phase[D] = PLACE_PHASE
-        self._obs[D, :, self.o_phase] = 0.0
-        self._obs[D, :, self.o_phase + 1] = 1.0
+        X = self._sel(D)
+        self._phase[X] = PLACE_PHASE
+        self._obs[X, :, self.o_phase] = 0.0
+        self._obs[X, :, self.o_phase + 1] = 1.0
 
     def _draw(self, L: np.ndarray) -> None:
-        p = self._ptr[L]
+        X = self._sel(L)
+        p = self._ptr[X]
         card = self._deck[L, p]
-        p += 1
-        self._ptr[L] = p
-        self._hand[L] = card
-        self._from_stock[L] = 1
-        s = self._cp[L]
-        self._obs[L, :, self.o_stock] = ((52 - p) / self.stock_start)[:, None]
-        self._obs[L, :, self.o_from_stock] = 1.0
+        p = p + 1
+        self._ptr[X] = p
+        self._hand[X] = card
+        self._from_stock[X] = 1
+        s = self._cp[X].copy()
+        self._obs[X, :, self.o_stock] = ((52 - p) / self.stock_start)[:, None]
+        self._obs[X, :, self.o_from_stock] = 1.0
         rb = self._rowbase[L, s] + self.o_hand
         Of = self._of
         Of[rb + UNKNOWN] = 0.0
@@ -357,18 +466,19 @@ class BatchedSpokelse:
         self._see(L * self.num_players + s, card)
 
     def _take(self, L: np.ndarray) -> None:
-        pl = self._plen[L] - 1
-        self._plen[L] = pl
+        X = self._sel(L)
+        pl = self._plen[X] - 1
+        self._plen[X] = pl
         card = self._pile[L, pl]
-        self._hand[L] = card
-        self._from_stock[L] = 0
-        rb = self._rowbase[L]
+        self._hand[X] = card
+        self._from_stock[X] = 0
+        rb = self._rowbase[X]
         c = card[:, None]
         Of = self._of
         Of[rb + (self.o_hand + UNKNOWN)] = 0.0
-        Of[rb + (c + self.o_hand)] = 1.0
-        Of[rb + (c + self.o_top)] = 0.0
-        Of[rb + (c + self.o_pile)] = 0.0
+        Of[rb[:, :, None] + (c[:, :, None] + self._hand_top_pile)] = (
+            self._one_zero_zero
+        )  # hand bit on; top and pile bits off
         has = pl > 0
         if has.any():  # the card below becomes the top
             nt = self._pile[L[has], pl[has] - 1]
@@ -377,8 +487,9 @@ class BatchedSpokelse:
     def _place(self, P: np.ndarray, a: np.ndarray) -> None:
         n = self.num_players
         Of = self._of
-        s = self._cp[P]
-        card = self._hand[P]
+        X = self._sel(P)
+        s = self._cp[X].copy()  # copies: with X a slice these would be views of state changed below
+        card = self._hand[X].copy()
         sw = a != DISCARD
         if sw.all():
             out = self._swap(P, a, s, card)
@@ -387,53 +498,53 @@ class BatchedSpokelse:
         else:
             out = card.copy()
             out[sw] = self._swap(P[sw], a[sw], s[sw], card[sw])
-        rb = self._rowbase[P]  # [k, n]
-        pl = self._plen[P]
+        rb = self._rowbase[X]  # [k, n]
+        pl = self._plen[X].copy()
         oc = out[:, None]
-        Of[rb + (self._pile[P, pl - 1][:, None] + self.o_top)] = 0.0  # the old top (no-op on an empty pile)
+        zeros = np.concatenate((self._pile[P, pl - 1][:, None] + self.o_top, card[:, None] + self.o_hand), axis=1)
+        Of[(rb[:, :, None] + zeros[:, None, :]).ravel()] = 0.0  # old top (no-op on an empty pile), hand card
         self._pile[P, pl] = out
-        self._plen[P] = pl + 1
+        self._plen[X] = pl + 1
         self._disc_by[P, s, out] = 1
-        Of[rb + (oc + self.o_top)] = 1.0
-        Of[rb + (oc + self.o_pile)] = 1.0
+        Of[rb[:, :, None] + (oc[:, :, None] + self._top_pile)] = 1.0
         Of[rb + (self._by_pos[s] + oc)] = 1.0
-        Of[rb + (card[:, None] + self.o_hand)] = 0.0
-        Of[rb + (self.o_hand + UNKNOWN)] = 1.0
         O = self._obs
-        O[P, :, self.o_from_stock] = 0.0
-        O[P, :, self.o_phase] = 1.0
-        O[P, :, self.o_phase + 1] = 0.0
+        O[X, :, self.o_hand + UNKNOWN] = 1.0
+        O[X, :, self.o_from_stock] = 0.0
+        O[X, :, self.o_phase : self.o_phase + 2] = self._phase_draw
         self._see((P * n)[:, None] + self._v_row, oc)
-        self._hand[P] = -1
-        self._from_stock[P] = 0
-        self._phase[P] = DRAW_PHASE
-        cont = self._ptr[P] < 52
+        self._hand[X] = -1
+        self._from_stock[X] = 0
+        self._phase[X] = DRAW_PHASE
+        cont = self._ptr[X] < 52
         if cont.all():
-            self._pass_turn(P, s, rb)
+            self._pass_turn(X, s, rb)
         else:
             self._pass_turn(P[cont], s[cont], rb[cont])
             self._end_round(P[~cont])
 
     def _swap(self, P: np.ndarray, a: np.ndarray, s: np.ndarray, card: np.ndarray) -> np.ndarray:
+        X = self._sel(P)
         i = a - 2
         old_card = self._slots[P, s, i]
         me = self._v_row == s[:, None]  # [k, n]: viewer is the mover
+        taken = self._from_stock[X] == 0  # a card taken from the pile was face up
         knew = self._public[P, s, i][:, None] | (me & self._owner_known[P, s, i][:, None])
-        knows = me | (self._from_stock[P] == 0)[:, None]  # a card taken from the pile was face up
-        rb = self._rowbase[P]
+        knows = me | taken[:, None]
+        rb = self._rowbase[X]
         i2 = i[:, None]
-        base = rb + self._slot_base[s] + 53 * i2
+        base = rb + (self._slot_base[s] + 53 * i2)
         Of = self._of
         Of[base + np.where(knew, old_card[:, None], UNKNOWN)] = 0.0
         Of[base + np.where(knows, card[:, None], UNKNOWN)] = 1.0
-        Of[rb + self._known_base[s] + i2] = knows
-        Of[rb + self._pts_base[s] + i2] = np.where(knows, (self.points[card] / 13.0)[:, None], 0.0)
+        Of[rb + (self._known_base[s] + i2)] = knows
+        Of[rb + (self._pts_base[s] + i2)] = np.where(knows, (self.points[card] / 13.0)[:, None], 0.0)
         self._slots[P, s, i] = card
         self._owner_known[P, s, i] = True
-        self._public[P, s, i] = self._from_stock[P] == 0
+        self._public[P, s, i] = taken
         return old_card
 
-    def _pass_turn(self, C: np.ndarray, s: np.ndarray, rb: np.ndarray) -> None:
+    def _pass_turn(self, C, s: np.ndarray, rb: np.ndarray) -> None:
         nxt = s + 1
         nxt[nxt == self.num_players] = 0
         self._cp[C] = nxt
@@ -490,7 +601,7 @@ class BatchedSpokelse:
             r = (total - scores) / (n - 1) - scores
         self.rewards[E] = r
         self.terminal[E] = True
-        self._encode(E)
+        self._reveal(E)
         if self.autoreset:
             self._final = {
                 "lanes": E,
@@ -503,9 +614,11 @@ class BatchedSpokelse:
             self.rewards[E] = r
 
     # ---- the from-scratch encoder ----------------------------------------------------------------
-    def _encode(self, L: np.ndarray) -> None:
-        """Rebuild every seat's observation (and expected-value sums) of lanes ``L`` from the state;
-        the vectorized twin of ``SpokelseEngine.encode``."""
+    def encode_lanes(self, lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every seat's observation of ``lanes`` encoded from the state alone, ``[k, n, S]``, with
+        the expected-value sums and counts ``[k, n]``: the vectorized twin of
+        ``SpokelseEngine.encode``, the reference for the in-place updates (nothing is written)."""
+        L = self._lanes(lanes)
         k, n, S = len(L), self.num_players, self.obs_size
         O = np.zeros((k, n, S), dtype=np.float32)
         Of = O.reshape(-1)
@@ -558,10 +671,7 @@ class BatchedSpokelse:
         tot = u @ self.points
         with np.errstate(divide="ignore", invalid="ignore"):
             O[:, :, self.o_ev] = np.where(cnt > 0, tot / (13.0 * cnt), 0.0)
-        flat = (L[:, None] * n + np.arange(n)[None, :]).ravel()
-        self._ev_tot[flat] = tot.ravel()
-        self._ev_cnt[flat] = cnt.ravel()
-        self._obs[L] = O
+        return O, tot, cnt
 
     # ---- views ----------------------------------------------------------------------------------
     def _gather(self, buf: np.ndarray, seats, lanes) -> np.ndarray:
@@ -575,7 +685,9 @@ class BatchedSpokelse:
 
     def observation(self) -> np.ndarray:
         """``[B, S]`` float32 observations of the seats on move (a fresh array)."""
-        return np.take(self._obs.reshape(self.num_envs * self.num_players, -1), self._all * self.num_players + self._cp, axis=0)
+        return np.take(
+            self._obs.reshape(self.num_envs * self.num_players, -1), self._all * self.num_players + self._cp, axis=0
+        )
 
     def unseen(self, seats=None, lanes=None) -> np.ndarray:
         """``[B, 52]`` int8 ``unseen`` of ``seats`` (default: the seats on move), optionally for ``lanes`` only."""
