@@ -201,6 +201,7 @@ class FemkortskilleEngine(Engine):
         self._carry = 0  # the pot the last finished episode left (payments_stay)
         self.phase = Phase.OVER
         self._legal: list[int] | None = []
+        self._mask: np.ndarray | None = None
 
     # ---- layout ---------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -353,6 +354,10 @@ class FemkortskilleEngine(Engine):
         self._ante()
         self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
 
+    def shuffled_deck(self) -> list[int]:
+        # the kille deck's cards are 0..41, so this equals Engine.shuffled_deck, without the lookups
+        return self.rng.permutation(42).tolist()
+
     def _ante(self) -> None:
         for s in range(self.num_players):
             self.net[s] -= self.ante
@@ -414,7 +419,7 @@ class FemkortskilleEngine(Engine):
         for s in range(n):
             for c in hands[s]:
                 self._learn(s, c >> 1)
-        self._legal = None
+        self._legal = self._mask = None
         self._reset_pub()
 
     def _reset_pub(self) -> None:
@@ -513,9 +518,11 @@ class FemkortskilleEngine(Engine):
         return legal[:]
 
     def legal_mask(self) -> np.ndarray:
-        mask = np.zeros(len(self.action_names), dtype=np.int8)
-        mask[self._legal if self._legal is not None else self._compute_legal()] = 1
-        return mask
+        if self._mask is None:
+            mask = np.zeros(len(self.action_names), dtype=np.int8)
+            mask[self._legal if self._legal is not None else self._compute_legal()] = 1
+            self._mask = mask
+        return self._mask.copy()
 
     def step(self, action: int) -> None:
         # Engine.step without the list copy; also refuses non-integer actions
@@ -525,7 +532,7 @@ class FemkortskilleEngine(Engine):
         action = int(action)
         self.rewards = [0.0] * self.num_players
         self.history.append((self.current_player, action))
-        self._legal = None
+        self._legal = self._mask = None
         self._apply(action)
 
     # ---- moves ----------------------------------------------------------------
@@ -779,6 +786,7 @@ class FemkortskilleEngine(Engine):
         self.rewards = [float(x) for x in self.net]
         self._carry = self.pot
         self._legal = []
+        self._mask = None
 
     # ---- views ----------------------------------------------------------------
     def observe(self, seat: int) -> np.ndarray:
@@ -849,6 +857,7 @@ class FemkortskilleEngine(Engine):
         new._unseen = self._unseen.copy()
         new._pub = self._pub.copy()
         new._legal = None if self._legal is None else self._legal[:]
+        new._mask = None
         return new
 
     def resample(self, seat: int, rng: np.random.Generator) -> FemkortskilleEngine:
