@@ -107,10 +107,13 @@ class Deck:
         dupes: list[str] = []
         for item in codes:
             card = self.parse(item)
-            if self.kille:
-                card += copies[card]
-                copies[card & ~1] += 1
-            if card in out or (self.kille and copies[card & ~1] > 2):
+            if self.kille:  # parse gives copy 0; later appearances of the rank take copy 1, 2, …
+                copy, copies[card] = copies[card], copies[card] + 1
+                if copy > 1:
+                    dupes.append(self.code(card))
+                    continue
+                card += copy
+            if card in out:
                 dupes.append(self.code(card))
             out.append(card)
         if dupes:
