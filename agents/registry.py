@@ -17,7 +17,7 @@ from .base import Policy, RandomPolicy
 # name -> "module:Class" per game; filled in as games gain agents
 _REGISTRY: dict[str, dict[str, str]] = {
     "spokelse": {"heuristic_v0": "agents.spokelse_heuristic:SpokelseHeuristic"},
-    "sproyte": {},
+    "sproyte": {"heuristic_v0": "agents.sproyte_heuristic:SproyteHeuristic"},
     "femkortskille": {"heuristic_v0": "agents.femkortskille_heuristic:FemkortskilleHeuristic"},
 }
 _ALIASES = {"heuristic": "heuristic_v0", "search": "search_v0"}

@@ -1,0 +1,310 @@
+"""``heuristic_v0`` for Sprøyte: a rule-based trick player that uses only its own observation.
+
+Everything is decoded from the observation dict with the engine template's ``layout``
+(see :meth:`SproyteHeuristic.decode`); the ``unseen`` mask tells which cards may still be
+out against it. How it thinks:
+
+* **Card values.** In trump and grand a card is worth roughly its chance to take a trick:
+  trumps always count (low ones ruff), aces nearly always, a king only when guarded, a
+  queen or jack in a longer suit, small cards only as length in a long suit. In nullo a
+  card's value is minus its danger of taking a trick (the higher, the worse).
+* **Exchange.** A drawn card is a uniform draw from the cards this seat cannot locate, so
+  its expected value is the mean value of those cards. The seat lays down its worst card
+  while that is worth clearly less than a draw and the quota allows; in trump and grand
+  that builds long suits and voids (low cards of short side suits go first), in nullo it
+  sheds aces and picture cards.
+* **Talon** (``tretten``). Take it when the expected value of 13 unseen cards beats the
+  hand clearly; otherwise keep.
+* **Play in trump and grand.** Lead a master trump while trumps are out and it has enough
+  of them (to draw them), cash master cards in suits no opponent has shown void in while
+  trumps are out, else lead low from the shortest side suit (to ruff later) or from the
+  longest suit in grand. Follow: third in hand win as cheaply as possible; second only with
+  a card nobody can beat (the highest unseen of the suit, and the next player cannot
+  ruff), else play low. Void: ruff or over-ruff with the cheapest trump that wins, else
+  discard the least useful card (low, from the shortest side suit).
+* **Play in nullo.** Duck with the highest card that still loses; last to a trick it
+  cannot lose anyway, dump the highest; void, discard the most dangerous card; lead the
+  card least likely to win (many higher cards still out, no suit both opponents are void
+  in), the lowest such card.
+* **Counting.** Masters, trumps still out and voids come from ``unseen``, the trick and
+  the ``voids`` segment, never from the hidden state.
+
+:meth:`SproyteHeuristic.act_seat` reads the same observation straight from an engine for
+one seat (what search rollouts use).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kortmiljo.core.engine import Engine
+from kortmiljo.core.tricks import ACE_HIGH
+from kortmiljo.games.sproyte.rules import DISCARD0, DONE, KEEP, NULLO, PLAY0, TAKE_TALON, TRUMP, Phase
+
+from .base import Policy
+
+STRENGTH = [ACE_HIGH[c % 13] for c in range(52)]  # 0 = two … 12 = ace
+SUIT = [c // 13 for c in range(52)]
+
+
+@dataclass
+class View:
+    """What one seat knows, decoded from its observation."""
+
+    hand: list[int]
+    contract: int  # TRUMP, GRAND, NULLO
+    trump: int | None
+    phase: int
+    trick: list[int]  # cards on the table in play order
+    unseen: np.ndarray  # int8 over 52 cards
+    voids: np.ndarray  # bool (relative seat, suit)
+    exchange_left: int
+    tricks: list[int]  # per relative seat
+
+
+class SproyteHeuristic(Policy):
+    """Rule-based Sprøyte player (see the module docstring)."""
+
+    name = "heuristic_v0"
+
+    def __init__(self, engine: Engine, seed: int | None = None, margin: float = 0.0, talon_margin: float = 0.2):
+        super().__init__(engine, seed)
+        L = engine.layout
+        names = ("hand", "contract", "trump", "phase", "trick", "leader", "voids", "exchange_left", "tricks_won")
+        self._sl = {k: L[k] for k in names}
+        self.margin = margin
+        self.talon_margin = talon_margin
+
+    # ---- decoding ---------------------------------------------------------------
+    def decode(self, obs: dict[str, np.ndarray]) -> View:
+        o, sl = obs["observation"], self._sl
+        hand = np.flatnonzero(o[sl["hand"]]).tolist()
+        t = o[sl["trump"]]
+        trick_rows = o[sl["trick"]].reshape(3, 52)
+        leader = int(np.argmax(o[sl["leader"]]))
+        trick = []
+        for k in range(3):  # play order: the leader, then clockwise
+            nz = np.flatnonzero(trick_rows[(leader + k) % 3])
+            if len(nz) == 0:
+                break
+            trick.append(int(nz[0]))
+        return View(
+            hand=hand,
+            contract=int(np.argmax(o[sl["contract"]])),
+            trump=int(np.argmax(t)) if t.any() else None,
+            phase=int(np.argmax(o[sl["phase"]])),
+            trick=trick,
+            unseen=np.asarray(obs["unseen"]),
+            voids=o[sl["voids"]].reshape(3, 4) > 0,
+            exchange_left=int(round(float(o[sl["exchange_left"]][0]) * 12)),
+            tricks=[int(round(x * 13)) for x in o[sl["tricks_won"]]],
+        )
+
+    # ---- entry points -------------------------------------------------------------
+    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+        legal = np.flatnonzero(obs["action_mask"])
+        if len(legal) == 0:
+            raise ValueError("no legal action in the observation's action_mask")
+        if len(legal) == 1:
+            return int(legal[0])
+        v = self.decode(obs)
+        if v.phase == Phase.EXCHANGE:
+            return self._exchange(v, set(legal.tolist()))
+        if v.phase == Phase.TALON:
+            return self._talon(v)
+        cards = [int(a) - PLAY0 for a in legal]
+        if v.contract == NULLO:
+            return PLAY0 + self._play_nullo(v, cards)
+        return PLAY0 + self._play_tricks(v, cards)
+
+    def act_seat(self, engine: Engine, seat: int) -> int:
+        """The same decision, with the observation of ``seat`` read straight from ``engine``."""
+        mask = engine.legal_mask() if seat == engine.current_player else np.zeros(len(engine.action_names), np.int8)
+        return self.act({"observation": engine.observe(seat), "action_mask": mask, "unseen": engine.unseen(seat)})
+
+    # ---- values -----------------------------------------------------------------------
+    @staticmethod
+    def value(c: int, length: int, contract: int, trump: int | None) -> float:
+        """Rough chance that ``c`` takes a trick (trump, grand), or minus its danger (nullo)."""
+        st = STRENGTH[c]
+        if contract == NULLO:
+            return -((st / 12.0) ** 2)
+        if trump is not None and SUIT[c] == trump:
+            return 0.5 + 0.5 * st / 12.0
+        if st == 12:  # ace
+            return 0.9
+        if st == 11:  # king
+            return 0.6 if length >= 2 else 0.35
+        if st == 10:  # queen
+            return 0.35 if length >= 3 else 0.15
+        if st == 9:  # jack
+            return 0.15 if length >= 4 else 0.05
+        if length >= 5:  # length tricks
+            return 0.25 if contract != TRUMP else 0.15
+        return 0.02
+
+    def _lengths(self, hand: list[int]) -> list[int]:
+        n = [0, 0, 0, 0]
+        for c in hand:
+            n[SUIT[c]] += 1
+        return n
+
+    def _draw_value(self, v: View, lengths: list[int]) -> float:
+        """Expected value of one card drawn uniformly from the cards this seat cannot locate."""
+        pool = np.flatnonzero(v.unseen)
+        if len(pool) == 0:
+            return 0.0
+        return float(np.mean([self.value(int(c), lengths[SUIT[c]] + 1, v.contract, v.trump) for c in pool]))
+
+    # ---- preparation ------------------------------------------------------------------
+    def _exchange(self, v: View, legal: set[int]) -> int:
+        if v.exchange_left <= 0 or not v.hand:
+            return DONE
+        lengths = self._lengths(v.hand)
+        vals = {c: self.value(c, lengths[SUIT[c]], v.contract, v.trump) for c in v.hand}
+        if v.contract != NULLO and v.trump is not None:
+            # a low card of a short side suit is worth a little less: laying it down makes a void to ruff in
+            for c in v.hand:
+                if SUIT[c] != v.trump and lengths[SUIT[c]] <= 2 and STRENGTH[c] < 9:
+                    vals[c] -= 0.01 * (3 - lengths[SUIT[c]])
+        worst = min(v.hand, key=lambda c: (vals[c], STRENGTH[c], c))
+        if vals[worst] < self._draw_value(v, lengths) - self.margin and DISCARD0 + worst in legal:
+            return DISCARD0 + worst
+        return DONE
+
+    def _talon(self, v: View) -> int:
+        lengths = self._lengths(v.hand)
+        mine = sum(self.value(c, lengths[SUIT[c]], v.contract, v.trump) for c in v.hand)
+        pool = np.flatnonzero(v.unseen)
+        if len(pool) == 0:
+            return KEEP
+        per_suit = [0, 0, 0, 0]
+        for c in pool:
+            per_suit[SUIT[c]] += 1
+        expect_len = [13 * n / len(pool) for n in per_suit]  # a random 13 of the unseen cards
+        talon = 13 * float(np.mean([self.value(int(c), round(expect_len[SUIT[c]]), v.contract, v.trump) for c in pool]))
+        return TAKE_TALON if talon > mine + self.talon_margin else KEEP
+
+    # ---- trick helpers ------------------------------------------------------------------
+    @staticmethod
+    def _winning(trick: list[int], trump: int | None) -> int:
+        best = trick[0]
+        for c in trick[1:]:
+            if SUIT[c] == SUIT[best]:
+                if STRENGTH[c] > STRENGTH[best]:
+                    best = c
+            elif SUIT[c] == trump:
+                best = c
+        return best
+
+    @staticmethod
+    def _beats(c: int, best: int, trump: int | None) -> bool:
+        if SUIT[c] == SUIT[best]:
+            return STRENGTH[c] > STRENGTH[best]
+        return SUIT[c] == trump
+
+    @staticmethod
+    def _higher_out(c: int, unseen: np.ndarray) -> int:
+        """Cards of ``c``'s suit still out against this seat that rank above ``c``."""
+        s = SUIT[c]
+        return sum(1 for x in range(13 * s, 13 * s + 13) if unseen[x] and STRENGTH[x] > STRENGTH[c])
+
+    def _is_master(self, c: int, v: View) -> bool:
+        return self._higher_out(c, v.unseen) == 0
+
+    @staticmethod
+    def _out_in_suit(s: int, unseen: np.ndarray) -> int:
+        return int(unseen[13 * s : 13 * s + 13].sum())
+
+    # ---- play: trump and grand ----------------------------------------------------------
+    def _play_tricks(self, v: View, legal: list[int]) -> int:
+        T = v.trump
+        if not v.trick:
+            return self._lead(v, legal)
+        led = SUIT[v.trick[0]]
+        best = self._winning(v.trick, T)
+        third = len(v.trick) == 2
+        winners = [c for c in legal if self._beats(c, best, T)]
+        following = any(SUIT[c] == led for c in legal)
+        trumps_out = self._out_in_suit(T, v.unseen) if T is not None else 0
+        if following:
+            if winners:
+                if third:
+                    return min(winners, key=lambda c: STRENGTH[c])
+                # second in hand: win only with a card the next player cannot beat
+                next_may_ruff = T is not None and led != T and trumps_out > 0 and v.voids[1][led]
+                safe = [c for c in winners if self._is_master(c, v) and not next_may_ruff]
+                if safe:
+                    return min(safe, key=lambda c: STRENGTH[c])
+            return min(legal, key=lambda c: STRENGTH[c])
+        if winners:  # void: ruff or over-ruff as cheaply as possible
+            if not third and v.voids[1][led] and trumps_out > 0:
+                masters = [c for c in winners if self._is_master(c, v)]
+                if masters:
+                    return min(masters, key=lambda c: STRENGTH[c])
+            return min(winners, key=lambda c: STRENGTH[c])
+        return self._discard(v, legal)
+
+    def _discard(self, v: View, legal: list[int]) -> int:
+        lengths = self._lengths(v.hand)
+
+        def keep(c: int) -> tuple:
+            is_trump = v.trump is not None and SUIT[c] == v.trump
+            return (is_trump, self._is_master(c, v), STRENGTH[c] >= 10, lengths[SUIT[c]], STRENGTH[c])
+
+        return min(legal, key=keep)
+
+    def _lead(self, v: View, legal: list[int]) -> int:
+        T = v.trump
+        lengths = self._lengths(v.hand)
+        trumps_out = self._out_in_suit(T, v.unseen) if T is not None else 0
+        my_trumps = [c for c in legal if T is not None and SUIT[c] == T]
+        if my_trumps and trumps_out > 0:
+            top = max(my_trumps, key=lambda c: STRENGTH[c])
+            if self._is_master(top, v) and (len(my_trumps) >= trumps_out or len(my_trumps) >= 3):
+                return top  # draw trumps
+
+        def ruff_risk(s: int) -> bool:
+            if T is None or s == T or trumps_out == 0:
+                return False
+            return bool(v.voids[1][s] or v.voids[2][s]) or self._out_in_suit(s, v.unseen) < 2
+
+        masters = [c for c in legal if self._is_master(c, v) and not ruff_risk(SUIT[c])]
+        if masters:
+            return max(masters, key=lambda c: (SUIT[c] != T, lengths[SUIT[c]], STRENGTH[c]))
+        side = [c for c in legal if SUIT[c] != T]
+        if not side:
+            return min(legal, key=lambda c: STRENGTH[c])
+        if my_trumps:  # lead low from the shortest side suit, to ruff it later
+            return min(side, key=lambda c: (lengths[SUIT[c]], STRENGTH[c] >= 10, STRENGTH[c]))
+        # grand (or no trumps left): low from the longest suit, to set up length
+        return min(side, key=lambda c: (-lengths[SUIT[c]], STRENGTH[c]))
+
+    # ---- play: nullo ----------------------------------------------------------------------
+    def _play_nullo(self, v: View, legal: list[int]) -> int:
+        if not v.trick:
+            return self._lead_nullo(v, legal)
+        led = SUIT[v.trick[0]]
+        best = self._winning(v.trick, None)
+        if any(SUIT[c] == led for c in legal):
+            losers = [c for c in legal if not self._beats(c, best, None)]
+            if losers:
+                return max(losers, key=lambda c: STRENGTH[c])  # duck with the highest loser
+            if len(v.trick) == 2:
+                return max(legal, key=lambda c: STRENGTH[c])  # the trick is ours anyway: dump the highest
+            return min(legal, key=lambda c: STRENGTH[c])  # hope the last player goes over
+        lengths = self._lengths(v.hand)
+        return max(legal, key=lambda c: (STRENGTH[c], -lengths[SUIT[c]]))  # shed the most dangerous card
+
+    def _lead_nullo(self, v: View, legal: list[int]) -> int:
+        def win_chance(c: int) -> float:
+            s = SUIT[c]
+            if v.voids[1][s] and v.voids[2][s]:
+                return 1.0
+            higher = self._higher_out(c, v.unseen)
+            return 1.0 if higher == 0 else 0.5**higher
+
+        # the lowest of the least likely winners (measured better than shedding a high "safe" card)
+        return min(legal, key=lambda c: (win_chance(c), STRENGTH[c]))
