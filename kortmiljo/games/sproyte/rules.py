@@ -650,6 +650,9 @@ class SproyteEngine(Engine):
         return u
 
     def locations(self) -> np.ndarray:
+        """Where every card is: seat s's hand ``s``, its discards / old hand ``10 + s``, the pile
+        ``20``, the talon ``21``, on the table played by s ``30 + s``, in s's won tricks ``40 + s``,
+        not in this variant's deck ``99``."""
         loc = np.full(52, LOC_NOT_IN_DECK, dtype=np.int16)
         for s in range(N):
             loc[self.hands[s]] = LOC_HAND + s
