@@ -31,6 +31,7 @@ import numpy as np
 KORTMILJO_ROWS = [
     ("spokelse", {}, "Spøkelse 2p"),
     ("sproyte", {}, "Sprøyte vanlig"),
+    ("sproyte", {"variant": "variasjon"}, "Sprøyte variasjon"),
     ("sproyte", {"variant": "tretten"}, "Sprøyte tretten"),
     ("femkortskille", {"num_players": 4}, "Femkortskille 4p"),
 ]

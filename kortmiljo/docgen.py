@@ -30,8 +30,8 @@ def generated(game: str) -> dict[str, str]:
 
 def fill(text: str, parts: dict[str, str]) -> str:
     for name, body in parts.items():
-        pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(\n<!-- END GENERATED: {name} -->)", re.S)
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+        pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
+        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 
