@@ -1,0 +1,126 @@
+"""Training throughput: MaskablePPO env-steps/s on the native vector env vs ``DummyVecEnv``.
+
+Rows, measured in one run with the training CLI's defaults (MlpPolicy 256-256, PPO
+``n_epochs=4``, ``batch_size=512``, rollouts of 2048 learner decisions, one torch thread,
+opponents drawn per episode from random and heuristic):
+
+* ``DummyVecEnv(8)`` of scalar :class:`SingleSeatEnv` views (what ``--vec dummy`` builds);
+* :class:`BatchedSingleSeatVecEnv` with 8 lanes (same rollout shape, ``n_steps=256``);
+* the native env with more lanes (``n_steps = 2048 / lanes``, same samples per update).
+
+Each row: one warm-up update, then ``--updates`` rollout+update cycles timed (learner
+decisions / wall second, PPO updates included), median of ``--repeats``; also the
+collection-only rate (rollout without the update). Rows alternate so drifting load on a
+shared machine hits them alike.
+
+Usage: ``python benchmarks/train_throughput.py [--game spokelse] [--updates 3] [--repeats 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def make_venv(kind: str, game: str, config: dict, lanes: int, seed: int):
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from agents.registry import make_agent
+    from kortmiljo.env.training import SingleSeatEnv
+    from kortmiljo.env.vector import BatchedSingleSeatVecEnv
+
+    opponents = [make_agent(n, game, config, seed=seed + i) for i, n in enumerate(("random", "heuristic"))]
+    if kind == "dummy":
+        fns = [lambda i=i: SingleSeatEnv(game, config, opponents, seed=seed * 1000 + i) for i in range(lanes)]
+        return VecMonitor(DummyVecEnv(fns))
+    return VecMonitor(BatchedSingleSeatVecEnv(game, config, lanes, opponents, seed=seed * 1000))
+
+
+class _Timer:
+    """Callback that splits the time of ``learn`` into collection and update."""
+
+    def __init__(self):
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        outer = self
+
+        class CB(BaseCallback):
+            def _on_rollout_start(self) -> None:
+                outer.t_roll = time.perf_counter()
+
+            def _on_rollout_end(self) -> None:
+                outer.collect_s += time.perf_counter() - outer.t_roll
+
+            def _on_step(self) -> bool:
+                return True
+
+        self.cb = CB()
+        self.collect_s = 0.0
+        self.t_roll = 0.0
+
+
+def measure(kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int) -> tuple[float, float]:
+    from sb3_contrib import MaskablePPO
+
+    venv = make_venv(kind, game, config, lanes, seed=1)
+    n_steps = max(1, rollout // lanes)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=n_steps, batch_size=512, n_epochs=4, gamma=0.995, seed=0, device="cpu", verbose=0,
+        policy_kwargs={"net_arch": {"pi": [256, 256], "vf": [256, 256]}},
+    )  # fmt: skip
+    model.learn(total_timesteps=n_steps * lanes)  # warm-up: first rollout and update
+    timer = _Timer()
+    steps0 = model.num_timesteps
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=updates * n_steps * lanes, reset_num_timesteps=False, callback=timer.cb)
+    dt = time.perf_counter() - t0
+    steps = model.num_timesteps - steps0
+    venv.close()
+    return steps / dt, steps / max(timer.collect_s, 1e-9)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="spokelse")
+    ap.add_argument("--updates", type=int, default=3, help="timed PPO updates per measurement")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--rollout", type=int, default=2048, help="learner decisions per PPO update")
+    ap.add_argument("--lanes", default="8,64,256", help="lane counts of the native rows")
+    ap.add_argument("--json", default="results/train_throughput.json")
+    args = ap.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(1)
+    rows = [("DummyVecEnv(8) of SingleSeatEnv", "dummy", 8)]
+    rows += [(f"native BatchedSingleSeatVecEnv({k})", "native", k) for k in map(int, args.lanes.split(","))]
+    got: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
+    for _ in range(args.repeats):
+        for name, kind, lanes in rows:
+            got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout))
+    base = statistics.median(x[0] for x in got[rows[0][0]])
+    print(f"{'MaskablePPO on ' + args.game:44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9}")
+    out = []
+    for name, kind, lanes in rows:
+        sps = statistics.median(x[0] for x in got[name])
+        col = statistics.median(x[1] for x in got[name])
+        print(f"{name:44} {sps:12,.0f} {col:13,.0f} {sps / base:8.2f}×")
+        out.append({"row": name, "kind": kind, "lanes": lanes, "env_steps_per_s": sps, "collect_steps_per_s": col})
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump({"game": args.game, "updates": args.updates, "repeats": args.repeats, "rows": out}, f, indent=2)
+    print(f"\nwritten to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""The native vector env: lane for lane the scalar training view, and sound SB3 plumbing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+from agents.base import RandomPolicy
+from agents.spokelse_heuristic import SpokelseHeuristic
+from kortmiljo.env.training import SingleSeatEnv
+from kortmiljo.env.vector import (
+    BatchedEngine,
+    BatchedSingleSeatVecEnv,
+    batched_engine_class,
+    spokelse_potential_batch,
+)
+from kortmiljo.games.spokelse import SpokelseEngine
+
+
+def _pair(config: dict, lanes: int, seed: int, **kw):
+    spec = SpokelseEngine(**config)
+    scalar = DummyVecEnv(
+        [
+            lambda i=i: SingleSeatEnv("spokelse", config, [SpokelseHeuristic(spec)], seed=seed + i, **kw)
+            for i in range(lanes)
+        ]
+    )
+    native = BatchedSingleSeatVecEnv("spokelse", config, lanes, [SpokelseHeuristic(spec)], seed=seed, **kw)
+    return scalar, native
+
+
+@pytest.mark.parametrize(
+    "config, kw",
+    [
+        ({}, {}),
+        ({"num_players": 3, "match_to": 40, "reward": "points"}, {}),
+        ({"num_players": 4, "jack_points": 11}, {"shaping": "auto", "shaping_scale": 0.1}),
+        ({"num_players": 5}, {"seat": 2, "include_unseen": False}),
+    ],
+)
+def test_lanes_replay_scalar_views_in_dummy_vec_env(config, kw):
+    """Deterministic opponents, the same learner actions: identical observations, rewards,
+    dones, infos (terminal observations included) and masks, lane for lane."""
+    scalar, native = _pair(config, 4, 10, **kw)
+    np.testing.assert_array_equal(scalar.reset(), native.reset())
+    assert scalar.reset_infos == native.reset_infos
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for t in range(400):
+        m = np.stack(scalar.env_method("action_masks"))
+        np.testing.assert_array_equal(native.action_masks(), m, err_msg=f"masks at {t}")
+        a = (rng.random(m.shape) * m).argmax(axis=1)
+        o1, r1, d1, i1 = scalar.step(a)
+        o2, r2, d2, i2 = native.step(a)
+        np.testing.assert_array_equal(o1, o2, err_msg=f"obs at {t}")
+        np.testing.assert_array_equal(r1, r2, err_msg=f"rewards at {t}")
+        assert r1.dtype == r2.dtype and d1.dtype == d2.dtype
+        np.testing.assert_array_equal(d1, d2)
+        for x, y in zip(i1, i2, strict=True):
+            tx, ty = x.pop("terminal_observation", None), y.pop("terminal_observation", None)
+            assert (tx is None) == (ty is None)
+            if tx is not None:
+                np.testing.assert_array_equal(tx, ty)
+            assert x == y
+        assert scalar.reset_infos == native.reset_infos
+        episodes += int(d1.sum())
+    assert episodes >= 8
+
+
+def test_seeding_through_vec_env_seed_and_rng_state_roundtrip():
+    spec = SpokelseEngine()
+    a = BatchedSingleSeatVecEnv("spokelse", {}, 3, [SpokelseHeuristic(spec)], seed=1)
+    b = BatchedSingleSeatVecEnv("spokelse", {}, 3, [SpokelseHeuristic(spec)], seed=99)
+    a.seed(5)  # as SB3 does: lane i gets seed 5 + i at the next reset
+    b.seed(5)
+    np.testing.assert_array_equal(a.reset(), b.reset())
+    for _ in range(200):  # same actions, same trajectories (episodes end and restart on the way)
+        m = a.action_masks()
+        act = np.where(m[:, 0], 0, 6 * m[:, 6] + 2 * (1 - m[:, 6]))
+        (o1, r1, d1, _), (o2, r2, d2, _) = a.step(act), b.step(act)
+        np.testing.assert_array_equal(d1, d2)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+    states = a.env_method("rng_state")
+    c = BatchedSingleSeatVecEnv("spokelse", {}, 3, seed=7)
+    for i, st in enumerate(states):
+        c.env_method("set_rng_state", st, indices=[i])
+    assert c.env_method("rng_state") == states
+
+
+def test_sb3_plumbing_spaces_masks_and_monitor():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    env = VecMonitor(BatchedSingleSeatVecEnv("spokelse", {"num_players": 3}, 6, seed=0))
+    assert isinstance(env.observation_space, spaces.Box) and env.observation_space.dtype == np.float32
+    assert env.observation_space.shape == (SpokelseEngine(num_players=3).layout.size + 52,)
+    assert isinstance(env.action_space, spaces.Discrete) and env.action_space.n == 7
+    obs = env.reset()
+    assert obs.shape == (6, env.observation_space.shape[0]) and obs.dtype == np.float32
+    assert is_masking_supported(env)
+    rng = np.random.default_rng(1)
+    finished = 0
+    for _ in range(300):
+        masks = get_action_masks(env)  # env_method("action_masks") through the monitor wrapper
+        assert masks.shape == (6, 7) and masks.dtype == bool
+        np.testing.assert_array_equal(masks, env.unwrapped.action_masks())
+        a = (rng.random(masks.shape) * masks).argmax(axis=1)
+        obs, rew, done, infos = env.step(a)
+        assert obs.shape == (6, env.observation_space.shape[0]) and rew.dtype == np.float32 and done.dtype == bool
+        assert all(env.observation_space.contains(o) for o in obs)
+        for d, info in zip(done, infos, strict=True):
+            assert "TimeLimit.truncated" in info and "seat" in info
+            if d:
+                finished += 1
+                assert info["terminal_observation"].shape == obs.shape[1:]
+                assert "episode" in info and {"round_points", "match_points", "game_return", "decisions"} <= set(info)
+                assert info["episode"]["r"] == pytest.approx(info["game_return"], abs=1e-6)
+    assert finished > 0
+    assert env.get_attr("render_mode") == [None] * 6
+    assert env.env_is_wrapped(VecMonitor) == [False] * 6
+
+
+def test_illegal_learner_action_names_the_lane():
+    env = BatchedSingleSeatVecEnv("spokelse", {}, 3, seed=0)
+    env.reset()
+    a = np.where(env.action_masks()[:, 0], 0, 2)
+    a[1] = 6 if env.action_masks()[1, 0] else 0  # draw phase: discard is illegal; place phase: draw is
+    with pytest.raises(ValueError, match="lane 1"):
+        env.step(a)
+
+
+def test_random_and_frozen_policy_opponents_in_batch():
+    """A pool with a frozen SB3 policy (evaluated once per batch) and random players."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.pool import OpponentPool
+
+    torch.set_num_threads(1)
+    spec = SpokelseEngine()
+    pool = OpponentPool(spec, [RandomPolicy(spec, seed=0)], self_play_prob=0.5)
+    env = BatchedSingleSeatVecEnv("spokelse", {}, 16, pool, seed=3)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})  # fmt: skip
+    pool.add_snapshot(model.policy, "snap0", seed=1)
+    model.learn(total_timesteps=64)  # rollouts against random and the frozen snapshot, plus one update
+    assert model.num_timesteps >= 64
+    assert pool.counts.get("self", 0) > 0 and pool.counts.get("random", 0) > 0
+
+
+def test_opponents_that_need_the_engine_are_refused():
+    class Searcher(RandomPolicy):
+        needs_engine = True
+
+    with pytest.raises(ValueError, match="needs the live engine"):
+        BatchedSingleSeatVecEnv("spokelse", {}, 2, [Searcher(SpokelseEngine())], seed=0)
+
+
+def test_protocol_and_registry():
+    assert isinstance(batched_engine_class("spokelse")(2, seed=0), BatchedEngine)
+    with pytest.raises(ValueError, match="no batched engine"):
+        batched_engine_class("sproyte")
+
+
+def test_batched_potential_equals_scalar_potential():
+    from kortmiljo.env.training import spokelse_potential
+
+    for n in (2, 3, 5):
+        env = BatchedSingleSeatVecEnv("spokelse", {"num_players": n}, 32, seed=n)
+        obs = env.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            m = env.action_masks()
+            obs, *_ = env.step((rng.random(m.shape) * m).argmax(axis=1))
+            got = spokelse_potential_batch(env.template, env.seat, obs)
+            want = [spokelse_potential(env.template, int(s), o) for s, o in zip(env.seat, obs, strict=True)]
+            np.testing.assert_array_equal(got, want)
