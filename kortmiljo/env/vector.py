@@ -450,3 +450,21 @@ class BatchedSingleSeatVecEnv(VecEnv):
     @property
     def skipped_episodes(self) -> int:
         return self._skipped
+
+
+# ---- which vector env a training run should use ---------------------------------------------------------
+
+# Below this many lanes the batched engine's per-call numpy overhead outweighs batching, and
+# DummyVecEnv of scalar views collects faster (benchmarks/train_throughput.py, measured).
+NATIVE_MIN_LANES = 32
+
+
+def choose_vec(vec: str, game: str, n_envs: int) -> str:
+    """The vector env for ``--vec``: ``"auto"`` → ``"native"`` where the game has a batched engine
+    and ``n_envs >= NATIVE_MIN_LANES`` (where it is faster), else ``"dummy"``; explicit choices
+    pass through (``"native"`` for a game without a batched engine raises ``ValueError``)."""
+    if vec == "auto":
+        return "native" if has_batched_engine(game) and n_envs >= NATIVE_MIN_LANES else "dummy"
+    if vec == "native" and not has_batched_engine(game):
+        batched_engine_class(game)  # raises, naming the games that have one
+    return vec
