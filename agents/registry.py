@@ -20,6 +20,8 @@ _REGISTRY: dict[str, dict[str, str]] = {
     "sproyte": {"heuristic_v0": "agents.sproyte_heuristic:SproyteHeuristic"},
     "femkortskille": {"heuristic_v0": "agents.femkortskille_heuristic:FemkortskilleHeuristic"},
 }
+for _game in _REGISTRY:  # the search baseline is generic: every game has it
+    _REGISTRY[_game]["search_v0"] = "agents.search:SearchPolicy"
 _ALIASES = {"heuristic": "heuristic_v0", "search": "search_v0"}
 AGENT_NAMES = ("random", "heuristic", "search", "ppo:PATH")
 

@@ -1,0 +1,158 @@
+"""``search_v0``: determinized Monte Carlo search over the game's heuristic, for every game.
+
+For each decision with more than one legal action:
+
+1. Sample ``worlds`` determinizations with ``engine.resample(seat, rng)``: the cards this
+   seat cannot locate are redealt consistently with what it has seen. This is the only
+   call made on the live engine, so the decision cannot depend on the hidden cards (a
+   test resamples the real engine's hidden cards and checks the decision is unchanged).
+2. In every world apply each legal action on a clone and play on to the end of the
+   episode ``rollouts`` times, every seat driven by the game's heuristic (random play
+   where a game has no heuristic yet). The score of a rollout is this seat's total
+   reward from the decision on.
+3. Pick the action with the best mean score.
+
+Choices worth knowing:
+
+* **Common random numbers.** All actions are scored on the same worlds with the same
+  rollout seeds, so the comparison is paired and far less noisy than independent
+  samples (with win/loss rewards most rollouts agree and only the few that an action
+  changes decide).
+* **Ties** (frequent with ±1 rewards when every world ends the same way) go to the
+  action the rollout policy itself would choose from this seat's observation, then to
+  the lowest index. Breaking ties by index alone would, for instance, throw a king into
+  slot 0 in a position that is won in every sampled world; the heuristic's move is the
+  informed default. ``tie_break="index"`` restores the plain rule.
+* **Own random streams.** Each world gets a fresh ``rng`` for the engine's later shuffles
+  (redeals, match rounds), drawn from the searcher's own generator, so a rollout neither
+  sees the real future deals nor advances the live engine's stream. ``rollouts`` > 1
+  only differ where the rollout has randomness (random play, later deals); with a
+  deterministic heuristic and a single deal, spend the budget on ``worlds`` instead.
+* **Speed.** Rollout policies that offer ``act_seat(engine, seat)`` (the Spøkelse
+  heuristic does: the same decision read straight from the engine for that seat) skip
+  building observation dicts. Defaults are sized so that a decision costs about
+  20–50 ms on one core (``benchmarks/strength.py`` reports the measured time).
+* A rollout that runs past ``max_rollout_steps`` is cut off and scored by the rewards
+  it collected so far (a guard; no game should get there).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kortmiljo.core.engine import Engine
+
+from .base import Policy, RandomPolicy
+
+# worlds per decision by game: sized to ~20–50 ms per decision with the heuristic rollouts
+DEFAULT_WORLDS = {"spokelse": 12, "sproyte": 8, "femkortskille": 16}
+
+
+def rollout_policy_for(engine: Engine, seed: int | None = None) -> Policy:
+    """The game's heuristic if it has one registered, else uniform random play."""
+    from .registry import make_agent
+
+    try:
+        return make_agent("heuristic", engine.NAME, dict(engine.config), seed=seed)
+    except ValueError:
+        return RandomPolicy(engine, seed)
+
+
+def observation_of(engine: Engine, seat: int) -> dict[str, np.ndarray]:
+    """The env-style observation dict of ``seat`` on the engine (mask only for the mover)."""
+    if seat == engine.current_player and not (engine.terminal or engine.truncated):
+        mask = engine.legal_mask()
+    else:
+        mask = np.zeros(len(engine.action_names), dtype=np.int8)
+    return {"observation": engine.observe(seat), "action_mask": mask, "unseen": engine.unseen(seat)}
+
+
+class SearchPolicy(Policy):
+    """Determinized Monte Carlo with heuristic rollouts (see the module docstring)."""
+
+    name = "search_v0"
+    needs_engine = True
+
+    def __init__(
+        self,
+        engine: Engine,
+        seed: int | None = None,
+        worlds: int | None = None,
+        rollouts: int = 1,
+        tie_break: str = "policy",
+        confidence: float = 1.0,
+        max_rollout_steps: int = 20_000,
+    ):
+        super().__init__(engine, seed)
+        self.worlds = int(worlds if worlds is not None else DEFAULT_WORLDS.get(engine.NAME, 8))
+        self.rollouts = int(rollouts)
+        if self.worlds < 1 or self.rollouts < 1:
+            raise ValueError(f"worlds and rollouts must be at least 1, got worlds={self.worlds}, rollouts={self.rollouts}")
+        if tie_break not in ("policy", "index"):
+            raise ValueError(f"tie_break must be 'policy' or 'index', got {tie_break!r}")
+        self.tie_break = tie_break
+        self.confidence = float(confidence)
+        self.max_rollout_steps = int(max_rollout_steps)
+        self.rollout_policy = rollout_policy_for(engine, seed)
+        self._fast = getattr(self.rollout_policy, "act_seat", None)
+        self._is_random = isinstance(self.rollout_policy, RandomPolicy)
+        self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
+
+    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+        legal = np.flatnonzero(obs["action_mask"])
+        if len(legal) == 0:
+            raise ValueError("no legal action in the observation's action_mask")
+        if len(legal) == 1:
+            self.last_scores = {int(legal[0]): 0.0}
+            return int(legal[0])
+        if engine is None:
+            raise ValueError("search_v0 needs the live engine: call act(obs, engine) (needs_engine=True)")
+        seat = engine.current_player
+        actions = [int(a) for a in legal]
+        samples = self.evaluate(engine, seat, actions)  # (actions, worlds * rollouts)
+        scores = samples.mean(axis=1)
+        self.last_scores = dict(zip(actions, scores.tolist(), strict=True))
+        best = scores.max()
+        tied = [a for a, s in zip(actions, scores, strict=True) if s >= best - 1e-9]
+        if self.tie_break == "index" or self._is_random:
+            return tied[0]
+        default = int(self.rollout_policy.act(obs))
+        if default in tied or default not in actions:
+            return default if default in tied else tied[0]
+        # deviate from the heuristic's own move only on evidence: the paired difference of
+        # the best action over the default must exceed ``confidence`` standard errors
+        j, k = actions.index(tied[0]), actions.index(default)
+        d = samples[j] - samples[k]
+        se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0
+        return tied[0] if d.mean() > self.confidence * se else default
+
+    def evaluate(self, engine: Engine, seat: int, actions: list[int]) -> np.ndarray:
+        """Scores of each action: an array (actions, worlds * rollouts), paired by column."""
+        W, R = self.worlds, self.rollouts
+        seeds = self.rng.integers(2**63, size=(W, 1 + R))
+        out = np.zeros((len(actions), W * R))
+        for w in range(W):
+            world = engine.resample(seat, np.random.default_rng(int(seeds[w, 0])))
+            for j, a in enumerate(actions):
+                for r in range(R):
+                    sim = world.clone()
+                    sim.rng = np.random.default_rng(int(seeds[w, 1 + r]))  # later deals: our own stream
+                    self.rollout_policy.seed(int(seeds[w, 1 + r]))
+                    out[j, w * R + r] = self._rollout(sim, seat, a)
+        return out
+
+    def _rollout(self, sim: Engine, seat: int, action: int) -> float:
+        sim.step(action)
+        total = sim.rewards[seat]
+        policy, fast = self.rollout_policy, self._fast
+        steps = 0
+        while not (sim.terminal or sim.truncated) and steps < self.max_rollout_steps:
+            s = sim.current_player
+            a = fast(sim, s) if fast is not None else policy.act(observation_of(sim, s))
+            sim.step(a)
+            total += sim.rewards[seat]
+            steps += 1
+        return float(total)
+
+
+__all__ = ["SearchPolicy", "DEFAULT_WORLDS", "rollout_policy_for", "observation_of"]
