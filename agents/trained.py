@@ -206,7 +206,8 @@ def load_ppo_policy(
         sizes = {engine_template.layout.size: False, engine_template.layout.size + engine_template.deck.width: True}
         if obs_n not in sizes:
             raise ValueError(
-                f"{p} expects observations of {obs_n}; {engine_template.NAME} gives {min(sizes)} (+{engine_template.deck.width} unseen)"
+                f"{p} expects observations of {obs_n}; {engine_template.NAME} gives {min(sizes)} "
+                f"(+{engine_template.deck.width} with the unseen mask)"
             )
         include_unseen = sizes[obs_n]
     elif obs_n != cfg["obs_size"]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -62,6 +63,7 @@ def cache_key(
             "gamma": gamma,
             "shaping": shaping,
             "chunk": CHUNK_GAMES,
+            "format": 2,
         },
         sort_keys=True,
         default=str,
@@ -88,9 +90,9 @@ def play_chunk(
     teacher.seed(int(rng.integers(2**63)))
     for o in opponents:
         o.seed(int(rng.integers(2**63)))
-    X, M, A, G, R = [], [], [], [], []
+    X, M, A, G, R, ID = [], [], [], [], [], []
     e = type(engine)(**engine.config)
-    for _ in range(games):
+    for gi in range(games):
         seat = int(rng.integers(e.num_players))
         opp = [opponents[int(rng.integers(len(opponents)))] for _ in range(e.num_players)]
         e.new_episode(rng)
@@ -128,6 +130,7 @@ def play_chunk(
             g = rewards[k] + gamma * g
             rets[k] = g - phis[k]
         G.extend(rets)
+        ID.extend([gi] * len(rets))
         R.append(sum(rewards))
     return {
         "obs": np.asarray(X, dtype=np.float32),
@@ -135,6 +138,7 @@ def play_chunk(
         "action": np.asarray(A, dtype=np.int16),
         "value": np.asarray(G, dtype=np.float32),
         "game_return": np.asarray(R, dtype=np.float32),
+        "game": np.asarray(ID, dtype=np.int32),
     }
 
 
@@ -198,7 +202,9 @@ def collect(
         f = d / f"chunk_{j:05d}.npz"
         if f.exists():
             with np.load(f) as z:
-                parts.append({k: z[k] for k in ("obs", "mask", "action", "value", "game_return")})
+                part = {k: z[k] for k in ("obs", "mask", "action", "value", "game_return", "game")}
+                part["game"] = part["game"] + j * CHUNK_GAMES  # unique game ids across chunks
+                parts.append(part)
                 chunk_secs += json.loads(str(z["meta"]))["seconds"]
     if not parts:
         raise RuntimeError("no behaviour-cloning data collected (budget too small?)")
@@ -242,6 +248,10 @@ def _worker_chunk(arg):
     return j
 
 
+def _is_value_param(name: str) -> bool:
+    return name.startswith(("value_net.", "mlp_extractor.value_net.", "vf_features_extractor."))
+
+
 def fit(
     policy: Any,
     data: dict[str, np.ndarray],
@@ -261,9 +271,13 @@ def fit(
 
     rng = np.random.default_rng(seed)
     n = len(data["action"])
-    idx = rng.permutation(n)
-    n_val = max(1, int(n * val_frac)) if n > 20 else 0
-    val, tr = idx[:n_val], idx[n_val:]
+    # hold out whole games: decisions of one game share its outcome, so a random split
+    # would reward a value head that memorises outcomes
+    games = np.unique(data["game"]) if "game" in data else np.arange(n)
+    held = rng.permutation(games)[: int(len(games) * val_frac)] if len(games) > 20 else games[:0]
+    is_val = np.isin(data["game"], held) if "game" in data else np.isin(np.arange(n), held)
+    val, tr = np.flatnonzero(is_val), np.flatnonzero(~is_val)
+    n_val = len(val)
     X = torch.as_tensor(data["obs"])
     Mk = torch.as_tensor(data["mask"])
     A = torch.as_tensor(data["action"].astype(np.int64))
@@ -273,16 +287,21 @@ def fit(
     t0 = time.perf_counter()
     hist = []
 
-    def evaluate(ix) -> tuple[float, float]:
+    def evaluate(ix) -> tuple[float, float, float]:
         with torch.no_grad():
             logits = actor_logits(policy, X[ix]).masked_fill(~Mk[ix], -1e9)
+            ce = torch.nn.functional.cross_entropy(logits, A[ix]).item()
             acc = (logits.argmax(1) == A[ix]).float().mean().item()
             vmse = ((policy.predict_values(X[ix]).flatten() - V[ix]) ** 2).mean().item()
-        return acc, vmse
+        return acc, ce, vmse
 
+    # early stopping per head: the policy by held-out cross-entropy, the value head by held-out
+    # error (it starts memorising game outcomes long before the policy stops improving)
+    best_ce, best_vmse, best_pi, best_vf, best_epoch, best_vf_epoch = math.inf, math.inf, None, None, 0, 0
     for ep in range(epochs):
         perm = tr[rng.permutation(len(tr))]
         tot, cnt = 0.0, 0
+        policy.set_training_mode(True)
         for b in range(0, len(perm), batch_size):
             ix = torch.as_tensor(perm[b : b + batch_size])
             logits = actor_logits(policy, X[ix]).masked_fill(~Mk[ix], -1e9)
@@ -293,14 +312,36 @@ def fit(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             opt.step()
-            tot += float(ce) * len(ix)
+            tot += float(ce.detach()) * len(ix)
             cnt += len(ix)
-        acc, vmse = evaluate(torch.as_tensor(val)) if n_val else (float("nan"), float("nan"))
-        hist.append({"epoch": ep + 1, "train_ce": tot / max(cnt, 1), "val_acc": acc, "val_value_mse": vmse})
+        policy.set_training_mode(False)
+        if n_val:
+            acc, vce, vmse = evaluate(torch.as_tensor(val))
+            if vce < best_ce:
+                best_ce, best_epoch = vce, ep + 1
+                best_pi = {k: t.clone() for k, t in policy.state_dict().items() if not _is_value_param(k)}
+            if vmse < best_vmse:
+                best_vmse, best_vf_epoch = vmse, ep + 1
+                best_vf = {k: t.clone() for k, t in policy.state_dict().items() if _is_value_param(k)}
+        else:
+            acc = vce = vmse = float("nan")
+        hist.append(
+            {"epoch": ep + 1, "train_ce": tot / max(cnt, 1), "val_acc": acc, "val_ce": vce, "val_value_mse": vmse}
+        )
         log(
-            f"  bc epoch {ep + 1}/{epochs}: cross-entropy {tot / max(cnt, 1):.4f}, held-out agreement {acc:.3f}, value mse {vmse:.4f}"
+            f"  bc epoch {ep + 1}/{epochs}: cross-entropy {tot / max(cnt, 1):.4f}, held-out games: "
+            f"agreement {acc:.3f}, value mse {vmse:.4f}"
         )
         if budget_s is not None and time.perf_counter() - t0 > budget_s:
             break
+    if best_pi is not None and best_vf is not None:
+        policy.load_state_dict({**best_pi, **best_vf})
     policy.set_training_mode(False)
-    return {"epochs": hist, "fit_seconds": round(time.perf_counter() - t0, 1), "samples": int(n)}
+    return {
+        "epochs": hist,
+        "best_epoch": best_epoch,
+        "best_value_epoch": best_vf_epoch,
+        "fit_seconds": round(time.perf_counter() - t0, 1),
+        "samples": int(n),
+        "held_out_samples": int(n_val),
+    }

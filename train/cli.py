@@ -76,7 +76,8 @@ def parse_config(items: list[str] | None) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kortmiljo train",
-        description="Train a MaskablePPO agent for a kortmiljo game (self-play, behaviour-cloning pretraining, evaluation).",
+        description="Train a MaskablePPO agent for a kortmiljo game "
+        "(self-play, behaviour-cloning pretraining, evaluation).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("game", choices=GAMES)
@@ -482,7 +483,8 @@ class Trainer:
             for i, s in enumerate(rngs):
                 self.venv.env_method("set_rng_state", s, indices=[i])
         self.log(
-            f"resumed {self.out} at {self.model.num_timesteps} timesteps, {self.state['elapsed_s']:.0f} s spent, phase {self.state['phase']}, {len(st.get('snapshots', []))} snapshots in the pool"
+            f"resumed {self.out} at {self.model.num_timesteps} timesteps, {self.state['elapsed_s']:.0f} s spent, "
+            f"phase {self.state['phase']}, {len(st.get('snapshots', []))} snapshots in the pool"
         )
 
     # ---- phases -----------------------------------------------------------------------------------
@@ -539,7 +541,9 @@ class Trainer:
             bar.close()
         t_collect = time.time() - t
         self.log(
-            f"  {info['games']} games, {info['decisions']} decisions (teacher return {info['teacher_mean_return']:+.3f}); {t_collect:.0f} s now, {info['collect_seconds_total']:.0f} s of play in the cache"
+            f"  {info['games']} games, {info['decisions']} decisions (teacher return "
+            f"{info['teacher_mean_return']:+.3f}); {t_collect:.0f} s now, "
+            f"{info['collect_seconds_total']:.0f} s of play in the cache"
         )
         t = time.time()
         fit_budget = max(10.0, self.time_left() * 0.3) if self.time_left() < math.inf else None
@@ -559,7 +563,7 @@ class Trainer:
             "opponents": opp_names,
             **info,
             "fit": fit,
-            "final_val_acc": fit["epochs"][-1]["val_acc"],
+            "final_val_acc": fit["epochs"][fit["best_epoch"] - 1]["val_acc"] if fit["best_epoch"] else None,
         }
         self.state["phases"]["bc_collect_s"] = round(t_collect, 1)
         self.state["phases"]["bc_fit_s"] = round(time.time() - t, 1)
@@ -640,8 +644,9 @@ class Trainer:
         _ = bc  # data layout documented in train.bc
 
     def load_init(self, path: str) -> None:
-        from agents.trained import check_compatible, read_model_config, resolve_model_path
         from sb3_contrib import MaskablePPO
+
+        from agents.trained import check_compatible, read_model_config, resolve_model_path
 
         p = resolve_model_path(path)
         cfg = read_model_config(p)
@@ -674,6 +679,10 @@ class Trainer:
         shutil.copyfile(src, tmp)
         os.replace(tmp, self.out / "model.zip")
         ph = self.state["phases"]
+        best_ = self.state["best"]
+        model_is = "last"
+        if src.name != "last_model.zip":
+            model_is = f"best vs {self.select_by} at {best_['timesteps']} timesteps ({best_['label']})"
         report = {
             "game": self.game,
             "env_config": self.config,
@@ -683,9 +692,7 @@ class Trainer:
             else None,
             "args": vars(a),
             "model": str(self.out / "model.zip"),
-            "model_is": "last"
-            if src.name == "last_model.zip"
-            else f"best vs {self.select_by} at {self.state['best']['timesteps']} timesteps ({self.state['best']['label']})",
+            "model_is": model_is,
             "timesteps": int(self.model.num_timesteps),
             "updates": self.state["updates"],
             "wall_clock_s": round(self.elapsed(), 1),
@@ -697,7 +704,8 @@ class Trainer:
             "snapshots_in_pool": self.state["snapshots"],
             "opponents": self.opponent_names,
             "self_play_prob": a.self_play_prob,
-            "note": "in-loop evaluations are small and the best is selected on them (optimistic); publish figures from `kortmiljo eval` on >= 4000 duplicate games",
+            "note": "in-loop evaluations are small and the best is selected on them (optimistic); "
+            "publish figures from `kortmiljo eval` on >= 4000 duplicate games",
         }
         atomic_write_text(self.out / "report.json", json.dumps(report, indent=1, default=_json_default))
         try:
@@ -707,7 +715,8 @@ class Trainer:
         except Exception as err:  # a missing plot must not lose a finished run
             self.log(f"(no learning-curve plot: {err})")
         self.log(
-            f"done: {report['timesteps']} timesteps in {report['wall_clock_s']:.0f} s; model {report['model']} ({report['model_is']})"
+            f"done: {report['timesteps']} timesteps in {report['wall_clock_s']:.0f} s; "
+            f"model {report['model']} ({report['model_is']})"
         )
         self.venv.close()
         return report

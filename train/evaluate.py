@@ -58,7 +58,7 @@ def duplicate_eval(
     for start in range(0, len(jobs), batch):
         chunk = jobs[start : start + batch]
         games = []
-        for _, s, deck, dealer, ep_seed in chunk:
+        for _, _seat, deck, dealer, ep_seed in chunk:
             e = type(engine)(**engine.config)
             e.new_episode(np.random.default_rng(ep_seed), deck=deck, dealer=dealer)
             games.append(e)
@@ -78,10 +78,10 @@ def duplicate_eval(
                 obs = [_obs(games[i], chunk[i][1]) for i in waiting]
                 stacked = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
                 if learner.needs_engine:
-                    acts = [learner.act(o, games[i]) for o, i in zip(obs, waiting)]
+                    acts = [learner.act(o, games[i]) for o, i in zip(obs, waiting, strict=True)]
                 else:
                     acts = learner.act_batch(stacked)
-                for i, a in zip(waiting, acts):
+                for i, a in zip(waiting, acts, strict=True):
                     games[i].step(int(a))
                     totals[i] += games[i].rewards[chunk[i][1]]
                 decisions += len(waiting)

@@ -31,7 +31,7 @@ def plot_learning_curve(run_dir: str | Path) -> Path:
             if r.get(f"{name}_mean")
         ]
         if pts:
-            x, y, e = zip(*pts)
+            x, y, e = zip(*pts, strict=True)
             ax1.errorbar(x, y, yerr=e, marker="o", capsize=3, label=f"vs {name}")
     ax1.axhline(0, color="grey", lw=0.8)
     ax1.set_ylabel("mean reward per game (duplicate)")
@@ -40,7 +40,7 @@ def plot_learning_curve(run_dir: str | Path) -> Path:
         ax1.legend()
     pts = [(int(r["timesteps"]), float(r["game_return_mean"])) for r in prog if r.get("game_return_mean")]
     if pts:
-        x, y = zip(*pts)
+        x, y = zip(*pts, strict=True)
         ax2.plot(x, y, lw=1)
     ax2.axhline(0, color="grey", lw=0.8)
     ax2.set_xlabel("timesteps (learner decisions)")

@@ -36,11 +36,21 @@ seat; with ``include_unseen=True`` (the default) the seat's 0/1 ``unseen`` card 
 appended (``deck.width`` more entries). **Decision**: the unseen mask is the exact set of
 cards the learner cannot locate; some layouts only imply it, and a policy learns faster
 from it stated. ``action_masks()`` (on the env itself, so it works in any VecEnv) gives
-the learner's legal actions as booleans.
+the learner's legal actions as booleans, and ``action_space.sample()`` draws a legal
+action (:class:`LegalDiscrete`).
+
+Illegal actions. Gymnasium's contract (and its ``check_env``) expects every action of
+the space to be accepted. **Decision**: by default (``illegal_action="penalty"``) an
+illegal action abandons the game (the engine refuses it before any change), ends the
+episode with reward ``illegal_penalty`` (−1) and says so in ``info["illegal_action"]``;
+a masked learner never meets this. ``illegal_action="raise"`` re-raises the engine's
+``IllegalActionError`` instead, for debugging.
 """
 
 from __future__ import annotations
 
+import copy
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,6 +59,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core.engine import Engine
+from ..core.errors import IllegalActionError
 
 Potential = Callable[[Engine, int, np.ndarray], float]
 
@@ -104,6 +115,36 @@ def spokelse_potential(engine: Engine, seat: int, obs: np.ndarray) -> float:
 SHAPING: dict[str, Potential] = {"spokelse": spokelse_potential}
 
 
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of its env's current state.
+
+    So ``env.action_space.sample()`` (random rollouts, gymnasium's ``check_env``) never
+    proposes an action the engine would refuse; an explicit ``mask`` or ``probability``
+    works as usual. The link to the env is a weak reference and is dropped when the
+    space is pickled (a copy in another process samples like a plain ``Discrete``).
+    """
+
+    def __init__(self, n: int, env: SingleSeatEnv | None = None, seed: int | None = None):
+        super().__init__(n, seed=seed)
+        self._env = weakref.ref(env) if env is not None else None
+
+    def sample(self, mask=None, probability=None):
+        env = self._env() if self._env is not None else None
+        if mask is None and probability is None and env is not None:
+            mask = env.action_masks().astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_env"] = None
+        return state
+
+    def __deepcopy__(self, memo):
+        new = LegalDiscrete(int(self.n))
+        new._np_random = copy.deepcopy(self._np_random, memo)
+        return new
+
+
 class _ListSampler:
     """Uniform choice from a fixed list of policies."""
 
@@ -127,7 +168,9 @@ class SingleSeatEnv(gymnasium.Env):
     ``sample(rng) -> Policy``; default: uniform random), ``seat`` (None: drawn per
     episode), ``include_unseen``, ``shaping`` (a potential ``Φ(engine, seat, obs)``, the
     name ``"auto"`` for the game's built-in one, or None), ``shaping_scale`` and
-    ``gamma`` (use the learner's discount), ``seed``.
+    ``gamma`` (use the learner's discount), ``illegal_action`` (``"penalty"``: an illegal
+    action ends the episode with ``illegal_penalty``, as gymnasium requires every action of
+    the space to be accepted; ``"raise"``: the engine's ``IllegalActionError``), ``seed``.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -143,10 +186,16 @@ class SingleSeatEnv(gymnasium.Env):
         shaping: Potential | str | None = None,
         shaping_scale: float = 1.0,
         gamma: float = 0.99,
+        illegal_action: str = "penalty",
+        illegal_penalty: float = -1.0,
         seed: int | None = None,
         render_mode: str | None = None,
     ):
         super().__init__()
+        if illegal_action not in ("penalty", "raise"):
+            raise ValueError(f"illegal_action must be 'penalty' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
         self.engine = _engine(game, config)
         e = self.engine
         self.game = e.NAME
@@ -175,13 +224,14 @@ class SingleSeatEnv(gymnasium.Env):
         self.num_actions = len(e.action_names)
         self.obs_size = observation_size(e, include_unseen)
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(self.obs_size,), dtype=np.float32)
-        self.action_space = spaces.Discrete(self.num_actions)
+        self.action_space = LegalDiscrete(self.num_actions, self)
         self.seat = 0
         self._opp: list[Any] = []
         self._phi = 0.0
         self._pending = 0.0
         self._last_mask = np.ones(self.num_actions, dtype=bool)
         self._skipped = 0
+        self._abandoned = False
         self._skipped_reward = 0.0
         self._game_return = 0.0
         self._decisions = 0
@@ -201,7 +251,7 @@ class SingleSeatEnv(gymnasium.Env):
         return {"observation": e.observe(seat), "action_mask": e.legal_mask(), "unseen": e.unseen(seat)}
 
     def _done(self) -> bool:
-        return self.engine.terminal or self.engine.truncated
+        return self.engine.terminal or self.engine.truncated or self._abandoned
 
     def _run_opponents(self) -> float:
         """Step opponents until the learner is on move or the episode ends; the learner's rewards."""
@@ -234,6 +284,7 @@ class SingleSeatEnv(gymnasium.Env):
                     pol.seed(int(rng.integers(2**63)))
         options = options or {}
         skipped, skipped_reward = 0, 0.0
+        self._abandoned = False
         for _ in range(10_000):
             self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
             if "seat" in options:
@@ -264,7 +315,21 @@ class SingleSeatEnv(gymnasium.Env):
         e = self.engine
         if self._done():
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        e.step(int(action))  # raises IllegalActionError (a ValueError) naming the legal actions
+        try:
+            e.step(int(action))  # raises IllegalActionError (a ValueError) before any change
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            # gymnasium's contract: every action of the space is a valid input. The game is
+            # abandoned (the engine is unchanged), the learner gets the penalty, the episode ends.
+            self._last_mask = np.ones(self.num_actions, dtype=bool)
+            self._abandoned = True
+            info = {
+                "seat": self.seat,
+                "illegal_action": str(err),
+                "game_return": self._game_return + self.illegal_penalty,
+            }
+            return self._learner_obs(), self.illegal_penalty - self._phi, True, False, info
         r = e.rewards[self.seat] + self._pending
         r += self._run_opponents()  # a terminal reward may come on an opponent's move
         self._pending = 0.0

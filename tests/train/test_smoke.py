@@ -1,0 +1,165 @@
+"""A seconds-long training run end to end: train, save, reload as ``ppo:PATH``, evaluate;
+resume after the process was killed; clear errors for corrupt and mismatched model files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.registry import make_agent
+from kortmiljo.games.spokelse import SpokelseEngine
+from train.cli import main as train_main
+from train.evaluate import duplicate_eval
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = [
+    "--net",
+    "32",
+    "--n-envs",
+    "2",
+    "--n-steps",
+    "128",
+    "--batch-size",
+    "128",
+    "--n-epochs",
+    "1",
+    "--no-progress",
+    "--quiet",
+]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "spokelse"
+    argv = ["spokelse", "--timesteps", "1024", "--out", str(out), "--eval-every", "512", "--eval-deals", "4"]
+    argv += ["--snapshot-every", "1", "--self-play-prob", "0.5", "--opponents", "random", "--eval-opponents", "random"]
+    assert train_main(argv + TINY) == 0
+    return out
+
+
+def test_run_directory(trained):
+    for name in ("model.zip", "last_model.zip", "best_model.zip", "config.json", "args.json", "report.json"):
+        assert (trained / name).exists(), name
+    assert (trained / "learning_curve.png").stat().st_size > 1000
+    assert list((trained / "tb").rglob("events.out.tfevents.*"))
+    cfg = json.loads((trained / "config.json").read_text())
+    e = SpokelseEngine()
+    assert cfg["game"] == "spokelse" and cfg["obs_size"] == e.layout.size + 52 and cfg["action_count"] == 7
+    assert cfg["env_config"] == e.config and cfg["kortmiljo_version"]
+    report = json.loads((trained / "report.json").read_text())
+    assert report["timesteps"] >= 1024 and report["ppo_env_steps_per_s"] > 0
+    assert report["evaluations"] and report["snapshots_in_pool"]
+    rows = (trained / "progress.csv").read_text().splitlines()
+    assert rows[0].startswith("timesteps,") and len(rows) >= 3
+    assert (trained / "eval.csv").read_text().count("\n") >= 2
+
+
+def test_reload_as_agent_and_evaluate(trained, capsys):
+    agent = make_agent(f"ppo:{trained / 'model.zip'}", "spokelse", {}, seed=1)
+    assert "trusted source" in capsys.readouterr().err
+    same_dir = make_agent(f"ppo:{trained}", "spokelse", {}, seed=1)  # a run directory works too
+    e = SpokelseEngine()
+    r = duplicate_eval(e, agent, make_agent("random", "spokelse", {}, seed=2), deals=5, seed=3)
+    assert r["games"] == 10 and -1.0 <= r["mean_reward"] <= 1.0
+    # act and act_batch agree and only pick legal actions
+    rng = np.random.default_rng(0)
+    e.new_episode(rng)
+    obs = []
+    for _ in range(20):
+        s = e.current_player
+        o = {"observation": e.observe(s), "action_mask": e.legal_mask(), "unseen": e.unseen(s)}
+        obs.append(o)
+        a = agent.act(o)
+        assert o["action_mask"][a] == 1
+        e.step(a)
+    batch = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
+    np.testing.assert_array_equal(same_dir.act_batch(batch), [agent.act(o) for o in obs])
+
+
+def test_tournament_accepts_ppo_agent(trained):
+    tournament = pytest.importorskip("agents.tournament")
+    if not hasattr(tournament, "run_tournament"):
+        pytest.skip("tournament not available yet")
+    res = tournament.run_tournament(
+        "spokelse", [f"ppo:{trained}", "random"], games=4, config={}, seed=0, progress=False
+    )
+    assert res
+
+
+def test_mismatched_and_corrupt_files(trained, tmp_path):
+    with pytest.raises(ValueError, match="jack_points"):
+        make_agent(f"ppo:{trained}", "spokelse", {"jack_points": 11})
+    with pytest.raises(ValueError, match="num_players"):
+        make_agent(f"ppo:{trained}", "spokelse", {"num_players": 3})
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(trained / "model.zip", other / "model.zip")
+    cfg = json.loads((trained / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**cfg, "game": "sproyte"}))
+    with pytest.raises(ValueError, match="trained for 'sproyte'"):
+        make_agent(f"ppo:{other}", "spokelse", {})
+    (other / "config.json").write_text(json.dumps({**cfg, "obs_size": 123}))
+    with pytest.raises(ValueError, match="observations of 123"):
+        make_agent(f"ppo:{other}", "spokelse", {})
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "model.zip").write_bytes(b"this is not a zip file")
+    (bad / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match="not an SB3 model file"):
+        make_agent(f"ppo:{bad}", "spokelse", {})
+    data = (trained / "model.zip").read_bytes()
+    (bad / "model.zip").write_bytes(data[: len(data) // 2])  # truncated download
+    with pytest.raises(ValueError):
+        make_agent(f"ppo:{bad}", "spokelse", {})
+    (bad / "config.json").write_text("{not json")
+    with pytest.raises(ValueError, match="config"):
+        make_agent(f"ppo:{bad}", "spokelse", {})
+    with pytest.raises(ValueError, match="no trained model"):
+        make_agent(f"ppo:{tmp_path / 'missing.zip'}", "spokelse", {})
+
+
+def test_resume_after_kill(tmp_path):
+    """Kill a run (SIGKILL) once it has checkpointed, then --resume finishes it from there."""
+    out = tmp_path / "run"
+    argv = ["spokelse", "--timesteps", "4096", "--out", str(out), "--eval-every", "0", "--checkpoint-every", "1"]
+    argv += ["--snapshot-every", "1", "--self-play-prob", "0.5", "--opponents", "random", "--eval-opponents", "random"]
+    argv += TINY
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "train", *argv], cwd=ROOT, env=env)
+    state = out / "checkpoint" / "state.json"
+    deadline = time.time() + 120
+    try:
+        while time.time() < deadline:
+            if state.exists() and json.loads(state.read_text()).get("timesteps", 0) >= 512:
+                break
+            if proc.poll() is not None:
+                pytest.fail("the run finished before it could be killed; make it longer")
+            time.sleep(0.05)
+        else:
+            pytest.fail("no checkpoint within 120 s")
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    killed_at = json.loads(state.read_text())
+    assert killed_at["phase"] == "ppo" and killed_at["timesteps"] < 4096
+    assert (out / "checkpoint" / killed_at["model_file"]).exists()
+    assert not (out / "report.json").exists()
+    assert train_main(["spokelse", "--resume", "--out", str(out), "--no-progress", "--quiet"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert 4096 <= report["timesteps"] < 4096 + 256
+    final = json.loads(state.read_text())
+    assert final["phase"] == "done" and final["updates"] > killed_at["updates"]
+    assert len(final["snapshots"]) >= len(killed_at["snapshots"])
+    rows = [r.split(",")[0] for r in (out / "progress.csv").read_text().splitlines()[1:]]
+    assert int(rows[-1]) >= 4096  # the learning curve continued in the same file
+    # a finished run resumed again has nothing left to do
+    assert train_main(["spokelse", "--resume", "--out", str(out), "--no-progress", "--quiet"]) == 0
