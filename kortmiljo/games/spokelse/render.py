@@ -28,7 +28,7 @@ def render(e: SpokelseEngine, viewer: int | None) -> str:
     sums = e.last_sums if over else None
     for s in range(n):
         cells = []
-        for i in range(4):
+        for i in range(e.num_slots):
             known = over or e.public[s][i] or (s == viewer and e.owner_known[s][i])
             cells.append(f"{FRENCH.pretty(e.slots[s][i]):>3}" if known else " ??")
         ghost = FRENCH.pretty(e.ghost[s]) if over else "?"

@@ -35,6 +35,23 @@ Decisions where the source is silent (RULES.md marks each one):
 * **Rewards.** ``reward="win"``: the lowest sum (or total) wins, winners W get ``+1/|W|``
   and the others ``-1/(n-|W|)``, a full tie gives 0. ``reward="points"``: each seat gets
   the mean of the other seats' sums (totals in a match) minus its own.
+
+Teaching variants (small enough for OpenSpiel's CFR and exploitability; the defaults
+leave the game above unchanged):
+
+* ``cards``: None (the 52-card deck) or a list of distinct card codes, the whole deck
+  of the variant (e.g. ``["AS", "2S", "3S", "8S", "KS", "QS"]``). It needs at least
+  ``(1 + num_slots) * num_players + 2`` cards (the deal, the up card and one stock
+  card). Card vectors stay 52 wide; cards outside the deck are always 0. The first-dealer
+  card draw still uses a separate 52-card deck.
+* ``num_slots``: 1 to 4 (default 4). Each player gets a ghost and ``num_slots`` slots
+  (dealt in that order, so a stacked deck has ``(1 + num_slots) * num_players`` dealt
+  cards before the up card) and looks at slots 0 and 1 where they exist. The action
+  table and the observation layout keep four slots; absent slots are never legal and
+  stay all 0.
+* ``max_turns``: None (default) or a positive int: the round also ends after that many
+  turns (a turn is draw/take plus swap/discard), whichever comes first with the stock
+  running out. The observation then gains a ``turns_left`` segment at its end.
 """
 
 from __future__ import annotations
@@ -44,8 +61,9 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...core.cards import FRENCH, RANKS
+from ...core.cards import FRENCH, RANKS, Deck
 from ...core.engine import Engine, Option, int_in, one_of, winners_rewards
+from ...core.errors import ConfigError
 from ...core.layout import Layout
 
 DRAW, TAKE, SWAP0, DISCARD = 0, 1, 2, 6
@@ -79,25 +97,62 @@ class SpokelseEngine(Engine):
         "jack_points": Option(0.5, one_of(0.5, 11), "0.5 (default) or 11"),
         "match_to": Option(None, lambda v: v is None or int_in(1)(v), "None (one round) or a positive int such as 21"),
         "reward": Option("win", one_of("win", "points"), '"win" or "points"'),
+        # teaching variants (OpenSpiel): a short deck, fewer slots, a turn cap
+        "cards": Option(
+            None,
+            lambda v: v is None or (isinstance(v, (list, tuple)) and all(isinstance(c, str) for c in v)),
+            'None (the 52-card deck) or a list of distinct card codes such as ["AS", "2S", "8S", ...]',
+        ),
+        "num_slots": Option(4, int_in(1, NUM_SLOTS), "an int from 1 to 4"),
+        "max_turns": Option(None, lambda v: v is None or int_in(1)(v), "None (no cap) or a positive int"),
     }
 
     def __init__(self, **options):
         super().__init__(**options)
         n = self.num_players
-        self.deck = FRENCH
+        self.num_slots = k = int(self.config["num_slots"])
+        self.max_turns = self.config["max_turns"]
+        self.deck = self._variant_deck(self.config["cards"], n, k)
+        self._in_deck = np.zeros(52, dtype=np.int8)
+        self._in_deck[list(self.deck.cards)] = 1
         self.action_names = ACTION_NAMES
         self._build_action_index()
         self.points = card_points(self.config["jack_points"])
         self._points_list = self.points.tolist()
         self.match_to = self.config["match_to"]
-        self.stock_start = 52 - 5 * n - 1
+        self.stock_start = len(self.deck) - (1 + k) * n - 1
+        swaps = [SWAP0 + i for i in range(k)]
         self._legal = {
             (Phase.DRAW, False): [DRAW, TAKE],
-            (Phase.PLACE, True): [SWAP0, SWAP0 + 1, SWAP0 + 2, SWAP0 + 3, DISCARD],
-            (Phase.PLACE, False): [SWAP0, SWAP0 + 1, SWAP0 + 2, SWAP0 + 3],
+            (Phase.PLACE, True): [*swaps, DISCARD],
+            (Phase.PLACE, False): swaps,
         }
         self._masks = {k: np.isin(np.arange(7), v).astype(np.int8) for k, v in self._legal.items()}
         self._build_layout()
+
+    def _variant_deck(self, cards, n: int, k: int) -> Deck:
+        """The 52-card deck, or the short deck of the ``cards`` option (validated)."""
+        if cards is None:
+            return FRENCH
+        ints = []
+        for code in cards:
+            try:
+                ints.append(FRENCH.parse(code))
+            except ValueError as err:
+                raise ConfigError(f"spokelse: cards: {err}") from None
+        dupes = sorted({FRENCH.code(c) for c in ints if ints.count(c) > 1})
+        if dupes:
+            raise ConfigError(f"spokelse: cards has duplicate cards: {', '.join(dupes)}")
+        need = (1 + k) * n + 2
+        if len(ints) < need:
+            raise ConfigError(
+                f"spokelse: cards has {len(ints)} cards; {n} players with {k} slots need at least {need} "
+                f"({(1 + k) * n} dealt, the up card and one stock card)"
+            )
+        codes = tuple(FRENCH.code(c) for c in sorted(ints))
+        self.config["cards"] = codes  # canonical and order-free, so equal decks compare equal
+        # the name must identify the card set: Deck caches its membership test by name
+        return Deck(f"{len(ints)}-card short ({' '.join(codes)})", tuple(sorted(ints)), 52)
 
     # ---- layout ---------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -121,6 +176,8 @@ class SpokelseEngine(Engine):
         self.o_totals = L.add("match_totals", n, "match totals of the completed rounds / match_to per relative seat (0 outside a match)")
         self.o_dealer = L.add("seat_from_dealer", n, "one-hot (seat − dealer) mod n")
         self.o_to_move = L.add("to_move", n, "one-hot relative seat on move (all 0 when the round is over)")
+        if self.max_turns is not None:
+            self.o_turns = L.add("turns_left", 1, "max_turns variant: turns left in this round / max_turns")
         self.layout = L
 
     # ---- episode --------------------------------------------------------------
@@ -143,29 +200,31 @@ class SpokelseEngine(Engine):
         self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
 
     def _deal(self, deck: list[int], dealer: int) -> None:
-        n = self.num_players
+        n, k = self.num_players, self.num_slots
+        dealt = (1 + k) * n
         self.dealer = dealer
         self.round_no += 1
+        self.turn = 0  # turns completed in this round (the max_turns variant)
         order = [(dealer + 1 + i) % n for i in range(n)]  # forhånd first
         received: list[list[int]] = [[] for _ in range(n)]
-        for i in range(5 * n):
+        for i in range(dealt):
             received[order[i % n]].append(deck[i])
         self.ghost = [r[0] for r in received]
-        self.slots = [r[1:5] for r in received]
-        self.discard = [deck[5 * n]]
-        self.stock = deck[5 * n + 1 :][::-1]  # top of stock = end of list (pop)
+        self.slots = [r[1:] for r in received]
+        self.discard = [deck[dealt]]
+        self.stock = deck[dealt + 1 :][::-1]  # top of stock = end of list (pop)
         self.hand = -1
         self.hand_from_stock = False
         self.phase = Phase.DRAW
         self.current_player = order[0]
         # knowledge: owner_known[s][i] — s knows its slot i; public[s][i] — everyone does
-        self.owner_known = [[True, True, False, False] for _ in range(n)]
-        self.public = [[False] * NUM_SLOTS for _ in range(n)]
+        self.owner_known = [[i < 2 for i in range(k)] for _ in range(n)]
+        self.public = [[False] * k for _ in range(n)]
         self.discarded_by: list[list[int]] = [[] for _ in range(n)]
-        self._unseen = np.ones((n, 52), dtype=np.int8)
+        self._unseen = np.tile(self._in_deck, (n, 1))
         for s in range(n):
-            self._unseen[s, self.slots[s][0]] = 0
-            self._unseen[s, self.slots[s][1]] = 0
+            for i in range(min(2, k)):
+                self._unseen[s, self.slots[s][i]] = 0
         self._unseen[:, self.discard[0]] = 0
         self.last_sums = None
         self._obs = np.zeros((n, self.layout.size), dtype=np.float32)
@@ -246,7 +305,10 @@ class SpokelseEngine(Engine):
         self.phase = Phase.DRAW
         O[:, self.o_phase + 1] = 0.0
         O[:, self.o_phase] = 1.0
-        if self.stock:
+        self.turn += 1
+        if self.max_turns is not None:
+            O[:, self.o_turns] = (self.max_turns - self.turn) / self.max_turns
+        if self.stock and (self.max_turns is None or self.turn < self.max_turns):
             self.current_player = nxt = (s + 1) % n
             for v in range(n):
                 O[v, self.o_to_move + (s - v) % n] = 0.0
@@ -339,7 +401,7 @@ class SpokelseEngine(Engine):
                 base = self.o_opp + (rel - 1) * 212
                 pbase = self.o_opp_pts + (rel - 1) * 4
                 kbase = self.o_opp_known + (rel - 1) * 4
-            for i in range(4):
+            for i in range(self.num_slots):
                 if mine[i] or over:
                     c = slots[i]
                     ones.append(base + 53 * i + c)
@@ -367,6 +429,8 @@ class SpokelseEngine(Engine):
         ones.append(self.o_dealer + (seat - self.dealer) % n)
         obs[ones] = 1.0
         obs[self.o_stock] = len(self.stock) / self.stock_start
+        if self.max_turns is not None:
+            obs[self.o_turns] = (self.max_turns - self.turn) / self.max_turns
         u = self._unseen[seat]
         k = int(u.sum())
         obs[self.o_ev] = float(self.points @ u) / (13.0 * k) if k else 0.0
@@ -377,11 +441,11 @@ class SpokelseEngine(Engine):
 
     def reference_unseen(self, seat: int) -> np.ndarray:
         """``unseen`` recomputed from the state's knowledge flags (no incremental updates)."""
-        u = np.ones(52, dtype=np.int8)
+        u = self._in_deck.copy()
         if self.phase == Phase.OVER:
             return np.zeros(52, dtype=np.int8)
         for s in range(self.num_players):
-            for i in range(NUM_SLOTS):
+            for i in range(self.num_slots):
                 if self.knows_slot(seat, s, i):
                     u[self.slots[s][i]] = 0
         u[self.discard] = 0
@@ -437,7 +501,7 @@ class SpokelseEngine(Engine):
         places: list[tuple[str, int, int]] = []  # (kind, seat, index)
         for s in range(self.num_players):
             places.append(("ghost", s, 0))
-            for i in range(NUM_SLOTS):
+            for i in range(self.num_slots):
                 if not self.knows_slot(seat, s, i):
                     places.append(("slot", s, i))
         hidden_hand = self.hand >= 0 and seat != self.current_player and self.hand_from_stock
