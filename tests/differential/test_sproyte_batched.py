@@ -43,7 +43,7 @@ OPTION_GRID = BASE_GRID + EXTRA_GRID
 
 
 def _ids(opts: dict) -> str:
-    return "-".join(f"{k}={''.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in opts.items())
+    return "-".join(f"{k}={'_'.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in opts.items())
 
 
 def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -83,8 +83,11 @@ def _assert_same(be: BatchedSproyte, engines: list[SproyteEngine], where: str) -
     np.testing.assert_array_equal(be.unseen(), uns[rows, cps])
 
 
-def run_lockstep(options: dict, num_envs: int, steps: int, seed: int, check_every: int = 1) -> int:
-    """Random legal play in every lane with auto-reset; returns the number of finished games."""
+def run_lockstep(
+    options: dict, num_envs: int, steps: int, seed: int, check_every: int = 1, events: dict | None = None
+) -> int:
+    """Random legal play in every lane with auto-reset; returns the number of finished games
+    and counts the rarer events in ``events`` (shown card drawn, talon taken)."""
     be = BatchedSproyte(num_envs, seed=seed, **options)
     rngs = [lane_rng(seed, i) for i in range(num_envs)]
     engines = [SproyteEngine(**options) for _ in range(num_envs)]
@@ -97,9 +100,14 @@ def run_lockstep(options: dict, num_envs: int, steps: int, seed: int, check_ever
             _assert_same(be, engines, f"before step {t}")
         mask = be.legal_mask()
         a = _random_actions(mask, act_rng)
+        holders = [e.shown_holder for e in engines]
         be.step(a)
         for i, e in enumerate(engines):
             e.step(int(a[i]))
+        if events is not None:
+            drawn = sum(h < 0 <= e.shown_holder for h, e in zip(holders, engines, strict=True))
+            events["shown_drawn"] = events.get("shown_drawn", 0) + drawn
+            events["talon_taken"] = events.get("talon_taken", 0) + int((a == TAKE_TALON).sum())
         np.testing.assert_array_equal(be.rewards, np.array([e.rewards for e in engines]), err_msg=f"rewards {t}")
         done = np.array([e.terminal for e in engines])
         np.testing.assert_array_equal(be.terminal, done, err_msg=f"terminal at step {t}")
@@ -141,7 +149,12 @@ def test_thousand_games_per_form(variant):
     """About a thousand random games per form; every step's masks, players, rewards and
     terminations, and the full views every fourth step and at every game's end."""
     steps = {"vanlig": 840, "variasjon": 900, "tretten": 760}[variant]  # random games last 50 / 54 / 42 steps
-    assert run_lockstep({"variant": variant}, num_envs=64, steps=steps, seed=3, check_every=4) >= 1000
+    events: dict = {}
+    assert run_lockstep({"variant": variant}, num_envs=64, steps=steps, seed=3, check_every=4, events=events) >= 1000
+    if variant == "variasjon":
+        assert events["shown_drawn"] > 100  # draws that reach the bottom of the pile
+    if variant == "tretten":
+        assert events["talon_taken"] > 300
 
 
 @pytest.mark.parametrize("variant", ["vanlig", "variasjon", "tretten"])
