@@ -77,6 +77,19 @@ Variants, all off by default and freely combinable:
   nothing at the end; if one player is left it takes the pot at once, otherwise the
   remaining ones play the tricks.
 
+Teaching variants (small enough for OpenSpiel's CFR and exploitability; the defaults
+leave the game above unchanged):
+
+* ``ranks``: None (all 21 ranks) or a list of distinct rank names; the deck is the two
+  copies of each (``["1", "2", "kille"]`` is a six-card deck). Card vectors stay 42 wide
+  and cards outside the deck are always 0; a stacked deck is a permutation of the
+  reduced deck. The deck must hold ``(hand_size + extra_cards) * num_players`` cards, so
+  that every player may knock.
+* ``hand_size``: cards dealt to each player, 1 to 3 (default 3). With ``skituppslag`` a
+  hand is shown when all its dealt cards are of the three lowest ranks.
+* ``extra_cards``: stock cards each knocker receives, 0 to 2 (default 2). The knockers play
+  ``hand_size + extra_cards`` tricks and the winner of the last one takes the pot.
+
 ``resample(seat, rng)`` redeals the cards ``seat`` cannot locate among their places
 (other hands, other players' discards, the stock) consistently with what ``seat``
 saw: a player who failed to beat the highest card of a trick holds nothing higher
@@ -91,8 +104,9 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...core.cards import KILLE, KILLE_RANKS
+from ...core.cards import KILLE, KILLE_RANKS, Deck
 from ...core.engine import Engine, Option, int_in
+from ...core.errors import ConfigError
 from ...core.layout import Layout
 from ...core.tricks import overstick_legal, trick_winner_later_equal
 
@@ -170,12 +184,25 @@ class FemkortskilleEngine(Engine):
         "auktion": Option(False, _is_bool, "True or False"),
         "max_bet": Option(5, int_in(1), "a positive int (the highest auktion bet)"),
         "poker": Option(False, _is_bool, "True or False"),
+        # teaching variants (OpenSpiel): a reduced deck, smaller hands, fewer tricks
+        "ranks": Option(
+            None,
+            lambda v: v is None or (isinstance(v, (list, tuple)) and all(isinstance(r, str) for r in v)),
+            'None (all 21 ranks) or a list of distinct kille rank names such as ["1", "2", "kille"]',
+        ),
+        "hand_size": Option(HAND_SIZE, int_in(1, HAND_SIZE), "an int from 1 to 3 (cards dealt to each player)"),
+        "extra_cards": Option(EXTRA_CARDS, int_in(0, EXTRA_CARDS), "an int from 0 to 2 (stock cards per knocker)"),
     }
 
     def __init__(self, **options):
         super().__init__(**options)
         c = self.config
-        self.deck = KILLE
+        self.hand_size = int(c["hand_size"])
+        self.extra_cards = int(c["extra_cards"])
+        self.tricks = self.hand_size + self.extra_cards
+        self.deck = self._variant_deck(c["ranks"])
+        self._in_deck = np.zeros(42, dtype=np.int8)
+        self._in_deck[list(self.deck.cards)] = 1
         self.ante = int(c["ante"])
         self.max_deals = int(c["max_deals"])
         self.ante_on_redeal = bool(c["ante_on_redeal"])
@@ -202,6 +229,35 @@ class FemkortskilleEngine(Engine):
         self.phase = Phase.OVER
         self._legal: list[int] | None = []
         self._mask: np.ndarray | None = None
+
+    def _variant_deck(self, ranks) -> Deck:
+        """The 42-card kille deck, or the reduced deck of the ``ranks`` option (validated)."""
+        n, need = self.num_players, (self.hand_size + self.extra_cards) * self.num_players
+        if ranks is None:
+            chosen = list(range(NUM_RANKS))
+        else:
+            chosen = []
+            for name in ranks:
+                try:
+                    chosen.append(KILLE.parse(name) >> 1)
+                except ValueError as err:
+                    raise ConfigError(f"femkortskille: ranks: {err}") from None
+            dupes = sorted({KILLE_RANKS[r] for r in chosen if chosen.count(r) > 1})
+            if dupes:
+                raise ConfigError(f"femkortskille: ranks names a rank twice: {', '.join(dupes)}")
+        if 2 * len(chosen) < need:
+            raise ConfigError(
+                f"femkortskille: the deck has {2 * len(chosen)} cards; {n} players with hand_size={self.hand_size} "
+                f"and extra_cards={self.extra_cards} need at least {need} (every player may knock)"
+            )
+        if ranks is None:
+            return KILLE
+        chosen.sort()
+        names = tuple(KILLE_RANKS[r] for r in chosen)
+        self.config["ranks"] = names  # canonical and order-free, so equal decks compare equal
+        cards = tuple(2 * r + k for r in chosen for k in (0, 1))
+        # the name must identify the card set: Deck caches its membership test by name
+        return Deck(f"{len(cards)}-card kille ({' '.join(names)})", cards, 42, kille=True)
 
     # ---- layout ---------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -335,12 +391,19 @@ class FemkortskilleEngine(Engine):
         counts = [0] * NUM_RANKS
         for code in deck:
             counts[self.deck.parse(code) >> 1] += 1  # unknown codes raise here
+        if self.deck is not KILLE:
+            outside = [KILLE_RANKS[r] for r, k in enumerate(counts) if k and not self._in_deck[2 * r]]
+            if outside:
+                raise ValueError(
+                    f"deck has cards outside this variant's deck: {', '.join(outside)}; "
+                    f"the deck is two copies of each of {', '.join(self.config['ranks'])}"
+                )
         extra = [f"{KILLE_RANKS[r]} ({k} copies)" for r, k in enumerate(counts) if k > 2]
         if extra:
-            missing = [KILLE_RANKS[r] for r, k in enumerate(counts) if k < 2]
+            missing = [KILLE_RANKS[r] for r, k in enumerate(counts) if k < 2 and self._in_deck[2 * r]]
             raise ValueError(
                 f"deck has duplicate cards: {', '.join(extra)}; missing: {', '.join(missing) or 'none'}; "
-                "the kille deck has two copies of each of its 21 ranks"
+                f"the {self.deck.name} deck has two copies of each of its {len(self.deck) // 2} ranks"
             )
 
     def _start(self, deck, dealer):
@@ -356,7 +419,9 @@ class FemkortskilleEngine(Engine):
 
     def shuffled_deck(self) -> list[int]:
         # the kille deck's cards are 0..41, so this equals Engine.shuffled_deck, without the lookups
-        return self.rng.permutation(42).tolist()
+        if self.deck is KILLE:
+            return self.rng.permutation(42).tolist()
+        return super().shuffled_deck()
 
     def _ante(self) -> None:
         for s in range(self.num_players):
@@ -372,11 +437,11 @@ class FemkortskilleEngine(Engine):
         self.forhand = fh = (dealer + 1) % n
         self.order = order = [(fh + i) % n for i in range(n)]
         hands: list[list[int]] = [[] for _ in range(n)]
-        for i in range(HAND_SIZE * n):
+        for i in range(self.hand_size * n):
             hands[order[i % n]].append(deck[i])
         self.hands = hands
         self.initial = [h[:] for h in hands]
-        self.stock = self.deal_deck[HAND_SIZE * n :]
+        self.stock = self.deal_deck[self.hand_size * n :]
         self.stock_pos = 0
         self.status = [int(Status.TO_SPEAK)] * n
         self.stake = [0] * n
@@ -415,7 +480,7 @@ class FemkortskilleEngine(Engine):
         self.current_player = fh
         # knowledge: copies of each rank each seat can locate
         self._kn = [[0] * NUM_RANKS for _ in range(n)]
-        self._unseen = np.ones((n, 42), dtype=np.int8)
+        self._unseen = np.tile(self._in_deck, (n, 1))
         for s in range(n):
             for c in hands[s]:
                 self._learn(s, c >> 1)
@@ -621,7 +686,7 @@ class FemkortskilleEngine(Engine):
             return
         stock = self.stock
         for s in knockers:
-            for _ in range(EXTRA_CARDS):
+            for _ in range(self.extra_cards):
                 self._give(s, stock[self.stock_pos])
                 self.stock_pos += 1
         self._pub_stock()
@@ -739,7 +804,7 @@ class FemkortskilleEngine(Engine):
         self.tricks_won[w] += 1
         p[self.P_won + w] = self.tricks_won[w]
         self.trick_no += 1
-        if self.trick_no == TRICKS:
+        if self.trick_no == self.tricks:
             self._settle(w)
         else:
             self._set_leader(w)
@@ -817,8 +882,8 @@ class FemkortskilleEngine(Engine):
         """``unseen`` recomputed from the state."""
         u = np.zeros(42, dtype=np.int8)
         for r, k in enumerate(self.known_counts(seat)):
-            u[2 * r] = k < 2
-            u[2 * r + 1] = k < 1
+            u[2 * r] = k < 2 and self._in_deck[2 * r]
+            u[2 * r + 1] = k < 1 and self._in_deck[2 * r]
         return u
 
     def locations(self) -> np.ndarray:
