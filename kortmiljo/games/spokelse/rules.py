@@ -509,6 +509,7 @@ class SpokelseEngine(Engine):
             places.append(("hand", 0, 0))
         cards = [self.ghost[s] if k == "ghost" else self.slots[s][i] if k == "slot" else self.hand for k, s, i in places]
         cards += self.stock
+        cards.sort()  # canonical: the redeal depends on what ``seat`` knows and ``rng`` only
         perm = [cards[j] for j in rng.permutation(len(cards))]
         for (k, s, i), c in zip(places, perm):
             if k == "ghost":
