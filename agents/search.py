@@ -45,7 +45,7 @@ from kortmiljo.core.engine import Engine
 from .base import Policy, RandomPolicy
 
 # worlds per decision by game: sized to ~20–50 ms per decision with the heuristic rollouts
-DEFAULT_WORLDS = {"spokelse": 12, "sproyte": 8, "femkortskille": 16}
+DEFAULT_WORLDS = {"spokelse": 40, "sproyte": 8, "femkortskille": 16}
 
 
 def rollout_policy_for(engine: Engine, seed: int | None = None) -> Policy:
@@ -87,7 +87,7 @@ class SearchPolicy(Policy):
         self.worlds = int(worlds if worlds is not None else DEFAULT_WORLDS.get(engine.NAME, 8))
         self.rollouts = int(rollouts)
         if self.worlds < 1 or self.rollouts < 1:
-            raise ValueError(f"worlds and rollouts must be at least 1, got worlds={self.worlds}, rollouts={self.rollouts}")
+            raise ValueError(f"worlds and rollouts must be >= 1, got worlds={self.worlds}, rollouts={self.rollouts}")
         if tie_break not in ("policy", "index"):
             raise ValueError(f"tie_break must be 'policy' or 'index', got {tie_break!r}")
         self.tie_break = tie_break
@@ -96,6 +96,7 @@ class SearchPolicy(Policy):
         self.rollout_policy = rollout_policy_for(engine, seed)
         self._fast = getattr(self.rollout_policy, "act_seat", None)
         self._is_random = isinstance(self.rollout_policy, RandomPolicy)
+        self._batch = getattr(self.rollout_policy, "rollout_batch", None)
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
 
     def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
@@ -130,13 +131,22 @@ class SearchPolicy(Policy):
         """Scores of each action: an array (actions, worlds * rollouts), paired by column."""
         W, R = self.worlds, self.rollouts
         seeds = self.rng.integers(2**63, size=(W, 1 + R))
-        out = np.zeros((len(actions), W * R))
+        worlds = []
         for w in range(W):
             world = engine.resample(seat, np.random.default_rng(int(seeds[w, 0])))
+            world.rng = np.random.default_rng(int(seeds[w, 1]))  # later deals: our own stream
+            worlds.append(world)
+        if self._batch is not None:
+            states = [world for world in worlds for _ in actions]
+            got = self._batch(states, seat, [a for _ in worlds for a in actions])
+            if got is not None:  # deterministic rollouts: every repeat would give the same score
+                return np.repeat(got.reshape(W, len(actions)).T, R, axis=1)
+        out = np.zeros((len(actions), W * R))
+        for w, world in enumerate(worlds):
             for j, a in enumerate(actions):
                 for r in range(R):
                     sim = world.clone()
-                    sim.rng = np.random.default_rng(int(seeds[w, 1 + r]))  # later deals: our own stream
+                    sim.rng = np.random.default_rng(int(seeds[w, 1 + r]))
                     self.rollout_policy.seed(int(seeds[w, 1 + r]))
                     out[j, w * R + r] = self._rollout(sim, seat, a)
         return out
