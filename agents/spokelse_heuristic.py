@@ -213,7 +213,6 @@ class SpokelseHeuristic(Policy):
                 acc += q * (worst - p)
         return worst - acc
 
-
     # ---- batched rollouts ---------------------------------------------------------------
     def rollout_batch(self, states: list[Engine], seat: int, first_actions: list[int]) -> np.ndarray | None:
         """Play every ``states[j]`` to the end after ``first_actions[j]``, every seat by this

@@ -1,0 +1,417 @@
+"""Duplicate-deal tournaments: ``kortmiljo eval GAME --agents A B [C …] --games N``.
+
+**Duplicate deals.** Card luck is the largest source of noise in card games, so every
+deal (a deck order and a dealer drawn from ``seed``) is played once per *rotation* of the
+seating, each time on the same cards, so that every agent plays every seat on every deal:
+
+* ``k`` agents, ``n`` seats, ``k <= n``: the seats are filled by cycling the agent list
+  (seat ``j`` gets agent ``j mod k``) and the seating is rotated through all ``n``
+  rotations (rotation ``r``: seat ``i`` gets agent ``((i + r) mod n) mod k``). Two agents
+  in a two-player game play both seatings; two agents in a four-seat game play
+  ``ABAB, BABA, ABAB, BABA`` (two copies of each seating).
+* ``k > n``: rotation ``r`` (``r = 0 … k-1``) gives seat ``i`` agent ``(i + r) mod k``, so
+  every agent still plays every seat exactly once per deal.
+
+Each game of a deal is reset with ``options={"deck": codes, "dealer": d}`` and the same
+``seed`` (later deals of a multi-deal episode, such as a Spøkelse match or a void kille
+deal, are shuffled from that seed, so they are equal across rotations too, as long as
+the play is). ``--games N`` asks for N games; it is rounded up to whole deals, so
+``games`` in the results is the number actually played.
+
+**Statistics.** An agent's reward in a game is the mean over the seats it holds (usually
+one). The duplicate unit is the deal: ``mean_reward`` is the mean of the per-deal means
+over the rotations, ``ci95`` a Student-t 95 % interval over those per-deal means.
+``win_rate`` counts seat-games with reward > 0, with a Wilson 95 % interval;
+``per_seat`` breaks both down by seat; ``rating`` is an openskill Plackett–Luce rating
+(``mu``, ``sigma``, ``ordinal``) updated after every game with the agents ranked by
+their reward in it (ties share a rank).
+
+Results are printed as a plain table, written as JSON (atomically: temporary file plus
+``os.replace``) with ``--out``, and drawn as a PNG bar chart with the intervals with
+``--plot`` (matplotlib, Agg backend).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kortmiljo.registry import env_module
+
+from .base import Policy
+from .registry import make_agent
+
+Z95 = 1.959963984540054
+# two-sided 95 % Student-t quantiles for 1…30 degrees of freedom
+_T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+# ---- statistics ---------------------------------------------------------------------
+def t95(df: int) -> float:
+    """The two-sided 95 % Student-t quantile (table to 30 df, Cornish–Fisher expansion beyond)."""
+    if df < 1:
+        return math.inf
+    if df <= 30:
+        return _T95[df - 1]
+    z = Z95
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / df + g2 / df**2 + g3 / df**3
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """(mean, lo, hi): the mean with a Student-t 95 % interval (a point interval for one value)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return (math.nan, math.nan, math.nan)
+    m = float(x.mean())
+    if x.size == 1:
+        return (m, m, m)
+    half = t95(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
+    return (m, m - half, m + half)
+
+
+def wilson(wins: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (0, 1 for no trials)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = wins / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# ---- seating ------------------------------------------------------------------------
+def seatings(num_agents: int, num_seats: int) -> list[list[int]]:
+    """Agent index per seat, one list per rotation (see the module docstring)."""
+    k, n = num_agents, num_seats
+    if k <= n:
+        return [[((i + r) % n) % k for i in range(n)] for r in range(n)]
+    return [[(i + r) % k for i in range(n)] for r in range(k)]
+
+
+def unique_names(specs: Sequence[Any]) -> list[str]:
+    """Display names; a name given more than once is numbered: ``heuristic#1``, ``heuristic#2``."""
+    base = [s.name if isinstance(s, Policy) else str(s) for s in specs]
+    out = []
+    for i, b in enumerate(base):
+        if base.count(b) > 1:
+            out.append(f"{b}#{base[: i + 1].count(b)}")
+        else:
+            out.append(b)
+    return out
+
+
+# ---- running --------------------------------------------------------------------------
+def play_game(env, policies: Sequence[Policy], seed: int | None = None, options: dict | None = None):
+    """Play one episode, seat ``i`` driven by ``policies[i]``; return (rewards, infos) per seat."""
+    env.reset(seed=seed, options=options)
+    engine = env.unwrapped.engine
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    total = [0.0] * len(policies)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        i = seat_of[agent]
+        total[i] += float(reward)
+        if term or trunc:
+            action = None
+        else:
+            p = policies[i]
+            action = p.act(obs, engine if p.needs_engine else None)
+        env.step(action)
+    infos = [dict(env.unwrapped.infos.get(a, {})) for a in env.possible_agents]
+    return total, infos
+
+
+def run_tournament(
+    game: str,
+    agents: Sequence[Any],
+    games: int,
+    config: dict | None = None,
+    seed: int = 0,
+    progress: bool = True,
+    agent_kwargs: dict[str, dict] | None = None,
+) -> dict:
+    """Play about ``games`` games of duplicate deals between ``agents`` and return the results dict.
+
+    ``agents`` are names (``"random"``, ``"heuristic"``, ``"search"``, ``"ppo:PATH"``) or
+    :class:`Policy` objects; ``agent_kwargs`` maps a name to extra keyword arguments for
+    :func:`agents.registry.make_agent` (``{"search": {"worlds": 8}}``). The dict has the
+    keys ``game``, ``config``, ``games``, ``agents`` and ``seconds``.
+    """
+    if len(agents) < 1:
+        raise ValueError("give at least one agent")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    config = dict(config or {})
+    agent_kwargs = agent_kwargs or {}
+    t0 = time.perf_counter()
+    env = env_module(game).env(**config)
+    engine = env.unwrapped.engine
+    n = len(env.possible_agents)
+    names = unique_names(agents)
+    policies: list[Policy] = []
+    for j, spec in enumerate(agents):
+        if isinstance(spec, Policy):
+            policies.append(spec)
+        else:
+            policies.append(make_agent(spec, game, config, seed=seed * 1009 + j, **agent_kwargs.get(spec, {})))
+    rotations = seatings(len(agents), n)
+    deals = math.ceil(games / len(rotations))
+
+    rng = np.random.default_rng(seed)
+    deal_means: list[list[float]] = [[] for _ in agents]
+    seat_rewards = [[[] for _ in range(n)] for _ in agents]  # agent -> seat -> rewards
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=nm) for nm in names]
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals * len(rotations), desc=f"{game} {' vs '.join(names)}", unit="game", leave=False)
+    for _ in range(deals):
+        deck = [engine.deck.code(c) for c in rng.permutation(np.asarray(engine.deck.cards))]
+        dealer = int(rng.integers(n))
+        episode_seed = int(rng.integers(2**31))
+        per_agent: list[list[float]] = [[] for _ in agents]
+        for seating in rotations:
+            rewards, _ = play_game(env, [policies[a] for a in seating], episode_seed, {"deck": deck, "dealer": dealer})
+            game_reward: dict[int, list[float]] = {}
+            for seat, a in enumerate(seating):
+                seat_rewards[a][seat].append(rewards[seat])
+                game_reward.setdefault(a, []).append(rewards[seat])
+            for a, rs in game_reward.items():
+                per_agent[a].append(sum(rs) / len(rs))
+            if len(game_reward) > 1:  # rate the agents of this game by their reward in it
+                present = sorted(game_reward)
+                scores = [sum(game_reward[a]) / len(game_reward[a]) for a in present]
+                new = model.rate([[ratings[a]] for a in present], scores=scores)
+                for a, team in zip(present, new, strict=True):
+                    ratings[a] = team[0]
+            if bar is not None:
+                bar.update(1)
+        for a in range(len(agents)):
+            if per_agent[a]:
+                deal_means[a].append(sum(per_agent[a]) / len(per_agent[a]))
+    if bar is not None:
+        bar.close()
+
+    out_agents = {}
+    for a, nm in enumerate(names):
+        mean, lo, hi = mean_ci(deal_means[a])
+        all_rewards = [r for seat in seat_rewards[a] for r in seat]
+        wins = sum(1 for r in all_rewards if r > 0)
+        wl, wh = wilson(wins, len(all_rewards))
+        per_seat = {}
+        for seat in range(n):
+            rs = seat_rewards[a][seat]
+            if rs:
+                sw = sum(1 for r in rs if r > 0)
+                per_seat[env.possible_agents[seat]] = {
+                    "games": len(rs),
+                    "mean_reward": float(np.mean(rs)),
+                    "win_rate": sw / len(rs),
+                }
+        rt = ratings[a]
+        out_agents[nm] = {
+            "mean_reward": mean,
+            "ci95": [lo, hi],
+            "win_rate": wins / len(all_rewards) if all_rewards else 0.0,
+            "win_ci95": [wl, wh],
+            "per_seat": per_seat,
+            "rating": {"mu": float(rt.mu), "sigma": float(rt.sigma), "ordinal": float(rt.ordinal())},
+        }
+    return {
+        "game": game,
+        "config": _jsonable(dict(engine.config)),
+        "games": deals * len(rotations),
+        "agents": out_agents,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+# ---- output -----------------------------------------------------------------------------
+def format_table(results: dict) -> str:
+    """A plain-text table of the results (no colour, no box drawing)."""
+    seats = sorted({s for r in results["agents"].values() for s in r["per_seat"]}, key=lambda s: int(s.split("_")[-1]))
+    head = ["agent", "mean reward", "95% CI", "win rate", "95% CI", "rating mu±sigma", *[f"{s} mean" for s in seats]]
+    rows = [head]
+    for name, r in results["agents"].items():
+        lo, hi = r["ci95"]
+        wl, wh = r["win_ci95"]
+        rating = r["rating"]
+        row = [
+            name,
+            f"{r['mean_reward']:+.3f}",
+            f"[{lo:+.3f}, {hi:+.3f}]",
+            f"{r['win_rate']:.3f}",
+            f"[{wl:.3f}, {wh:.3f}]",
+            f"{rating['mu']:.1f}±{rating['sigma']:.1f}",
+        ]
+        row += [f"{r['per_seat'][s]['mean_reward']:+.3f}" if s in r["per_seat"] else "-" for s in seats]
+        rows.append(row)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    title = f"{results['game']} {results['config']}: {results['games']} games, {results['seconds']:.1f} s"
+    return title + "\n" + "\n".join(lines)
+
+
+def atomic_write(path: str, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
+    try:
+        with os.fdopen(fd, mode) as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(results: dict, path: str) -> None:
+    atomic_write(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+
+
+def plot(results: dict, path: str) -> None:
+    """A PNG bar chart: mean reward with its 95 % CI, and win rate with its Wilson interval."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(results["agents"])
+    r = [results["agents"][a] for a in names]
+    x = np.arange(len(names))
+    mean = np.array([a["mean_reward"] for a in r])
+    ci = np.array([a["ci95"] for a in r])
+    win = np.array([a["win_rate"] for a in r])
+    wci = np.array([a["win_ci95"] for a in r])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(6, 1.6 * len(names) + 3), 4))
+    ax1.bar(x, mean, yerr=[mean - ci[:, 0], ci[:, 1] - mean], capsize=6, color="tab:blue")
+    ax1.axhline(0, color="black", linewidth=0.8)
+    ax1.set_ylabel("mean reward per game (95% CI)")
+    ax2.bar(x, win, yerr=[win - wci[:, 0], wci[:, 1] - win], capsize=6, color="tab:green")
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel("win rate (Wilson 95% CI)")
+    for ax in (ax1, ax2):
+        ax.set_xticks(x)
+        ax.set_xticklabels(names, rotation=20, ha="right")
+    fig.suptitle(f"{results['game']}: {results['games']} games (duplicate deals)")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    atomic_write(path, buf.getvalue())
+
+
+# ---- command line ------------------------------------------------------------------------
+def parse_value(text: str) -> Any:
+    """``key=value`` values: ints, floats, true/false, none, comma lists (tuples), else strings."""
+    t = text.strip()
+    if "," in t:
+        return tuple(parse_value(p) for p in t.split(",") if p.strip())
+    low = t.lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(t)
+        except ValueError:
+            pass
+    return t
+
+
+def parse_config(items: Sequence[str] | None) -> dict:
+    config = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--config takes key=value pairs, got {item!r}")
+        config[key.strip()] = parse_value(value)
+    return config
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kortmiljo eval",
+        description="Duplicate-deal tournament between agents, with 95%% confidence intervals.",
+    )
+    p.add_argument("game", help="spokelse, sproyte or femkortskille")
+    p.add_argument(
+        "--agents", nargs="+", required=True, help="random, heuristic, search, ppo:PATH (a name twice is numbered)"
+    )
+    p.add_argument(
+        "--games", type=int, default=100, help="games to play, rounded up to whole duplicate deals (default 100)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
+    p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="game options, e.g. num_players=3")
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--plot", help="write a PNG bar chart with the intervals here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = parse_config(args.config)
+        results = run_tournament(args.game, args.agents, args.games, config, args.seed, progress=not args.no_progress)
+    except ValueError as err:
+        print(f"kortmiljo eval: {err}", file=sys.stderr)
+        return 2
+    print(format_table(results))
+    if args.out:
+        write_json(results, args.out)
+        print(f"results written to {args.out}")
+    if args.plot:
+        plot(results, args.plot)
+        print(f"chart written to {args.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
