@@ -170,6 +170,7 @@ class BatchedSproyte:
         ).split():
             setattr(self, name, getattr(spec, name))
 
+        assert self.o_last == self.o_leader + N, "_complete_trick relies on leader bits just before last_trick"
         # who gets deck position i, as an offset from the dealer (1 forhånd, 2 middle, 3 ≡ 0 dealer);
         # -1: the pile (or in tretten the talon)
         off = np.full(D, -1, dtype=np.int64)
@@ -603,18 +604,14 @@ class BatchedSproyte:
         self._tricks[C, w] = t
         self._loc[C[:, None], tc] = (LOC_WON + w)[:, None]
         seats = (ld[:, None] + np.arange(N)) % N  # [k, position]
-        blk = self._blk[seats]  # [k, position, viewer]
         rbv = rb[:, None, :]
-        tcv = tc[:, :, None]
-        # the trick moves to last_trick: clear the old last trick and the trick, write the new last
-        had = self._trick_no[C] > 0
-        last = self._last[C]  # [k, seat]
-        if had.all():
-            Of[rbv + (self.o_last + self._blk[None] + last[:, :, None])] = 0.0
-        elif had.any():
-            Of[rbv[had] + (self.o_last + self._blk[None] + last[had][:, :, None])] = 0.0
-        Of[rbv + (self.o_trick + blk + tcv)] = 0.0
-        Of[rbv + (self.o_last + blk + tcv)] = 1.0
+        at = rbv + (self._blk[seats] + tc[:, :, None])  # [k, position, viewer]: the trick's cards, rows + blocks
+        # the trick moves to last_trick: clear the old last trick and the trick, write the new last.
+        # Before the first trick the old last cards are -1: that clears o_last - 1 (a leader bit, always 0
+        # in the buffers) and the last bit of two 52-blocks of last_trick, all 0 then anyway.
+        Of[rbv + (self.o_last + self._blk[None] + self._last[C][:, :, None])] = 0.0
+        Of[at + self.o_trick] = 0.0
+        Of[at + self.o_last] = 1.0
         self._last[C[:, None], seats] = tc
         rw = REL[w]  # [k, viewer]
         Of[rb + (self.o_tricks + rw)] = TRICKS_OBS[t][:, None]
@@ -660,16 +657,18 @@ class BatchedSproyte:
             r = pts - (pts.sum(axis=1, keepdims=True) - pts) / 2.0
         self.rewards[E] = r
         if self.autoreset:
-            seats = np.tile(np.arange(N), len(E))
-            lanes = np.repeat(E, N)
-            rows = self._rows[lanes * N + seats]
-            self._dynamic(rows, lanes, seats)
+            obs = self._obs[E]  # the game is over: no seat on move, no leader, no exchange allowance
+            obs[:, :, self.o_phase + OVER] = 1.0
             self._final = {
                 "lanes": E,
                 "seat": self._cp[E].copy(),
-                "obs": rows.reshape(len(E), N, -1),
+                "obs": obs,
                 "unseen": self._unseen[E].copy(),
-                "info": self._info(E),
+                "info": {
+                    "tricks": self._tricks[E].copy(),
+                    "deal_points": pts,
+                    "match_points": totals if self.match_to is not None else pts.copy(),
+                },
             }
             self.reset(lanes=E)
             self.terminal[E] = True
