@@ -25,9 +25,28 @@ OPTION_GRID = [
     for n, j, m, r in itertools.product((2, 3, 4, 5), (0.5, 11), (None, 21, 40), ("win", "points"))
 ]
 
+# the teaching variants (short deck, fewer slots, a turn cap), alone and combined with the others
+SHORT = ["AS", "2S", "3S", "4S", "8S", "TS", "JS", "QS", "KS", "AH", "5H", "9H", "KH", "8D"]
+VARIANT_GRID = [
+    {"num_players": 2, "cards": SHORT[:6], "num_slots": 1},
+    {"num_players": 2, "cards": SHORT, "num_slots": 2, "match_to": 30, "reward": "points"},
+    {"num_players": 3, "cards": SHORT, "num_slots": 3, "jack_points": 11},
+    {"num_players": 2, "num_slots": 3, "max_turns": 5},
+    {"num_players": 4, "max_turns": 12, "match_to": 60},
+    {"num_players": 5, "num_slots": 1, "max_turns": 3, "reward": "points"},
+    {"num_players": 2, "cards": SHORT[:8], "num_slots": 2, "max_turns": 4, "match_to": 12},
+    {"num_players": 3, "num_slots": 2},
+]
+
 
 def _ids(opts: dict) -> str:
-    return f"{opts['num_players']}p-j{opts['jack_points']}-m{opts['match_to']}-{opts['reward']}"
+    extra = "".join(
+        f"-{k}{len(v) if k == 'cards' else v}" for k, v in opts.items() if k in ("cards", "num_slots", "max_turns")
+    )
+    n, j, m, r = (
+        opts.get(k, d) for k, d in (("num_players", 2), ("jack_points", 0.5), ("match_to", None), ("reward", "win"))
+    )
+    return f"{n}p-j{j}-m{m}-{r}{extra}"
 
 
 def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -100,8 +119,14 @@ def test_lockstep_random_play(options):
     assert games >= 6  # final steps and (in a match) later deals are covered
 
 
+@pytest.mark.parametrize("options", VARIANT_GRID, ids=_ids)
+def test_lockstep_teaching_variants(options):
+    games = run_lockstep(options, num_envs=12, steps=400, seed=zlib.crc32(_ids(options).encode()))
+    assert games >= 6
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("options", OPTION_GRID, ids=_ids)
+@pytest.mark.parametrize("options", OPTION_GRID + VARIANT_GRID, ids=_ids)
 def test_lockstep_random_play_long(options):
     assert run_lockstep(options, num_envs=48, steps=1500, seed=7) >= 48 * 5
 

@@ -6,18 +6,22 @@ reference, and ``tests/differential`` drives both engines with the same decks, d
 and actions and requires identical masks, observations, ``unseen``, rewards, players on
 move and terminations at every step, for every option.
 
-State (``n`` players, ``S`` = the layout's size; all arrays have the lane axis first):
+State (``n`` players, ``k`` slots, a deck of ``D`` cards, ``S`` = the layout's size; all
+arrays have the lane axis first):
 
-* the deal's deck order ``[B, 52]`` and a stock pointer (the stock is ``deck[ptr:]``,
+* the deal's deck order ``[B, D]`` and a stock pointer (the stock is ``deck[ptr:]``,
   drawn front first, exactly the scalar engine's stock order);
-* the discard pile as a stack ``[B, 52]`` with its length; ghosts ``[B, n]``, slots
-  ``[B, n, 4]``; the knowledge flags ``owner_known`` and ``public`` ``[B, n, 4]``; the
+* the discard pile as a stack ``[B, D]`` with its length; ghosts ``[B, n]``, slots
+  ``[B, n, k]``; the knowledge flags ``owner_known`` and ``public`` ``[B, n, k]``; the
   cards each seat has discarded this deal ``[B, n, 52]``;
 * the card in hand, whether it came from the stock, the phase, the seat on move, the
-  dealer, match totals, the last round's sums;
+  dealer, the turns of this round, match totals, the last round's sums;
 * per seat ``unseen`` ``[B, n, 52]`` and the observation buffers ``[B, n, S]``, updated
   in place by each step (a handful of scatters), rebuilt only when a deal starts
   or a round ends (``encode_lanes`` is the from-scratch reference they are tested against).
+
+Every option of the scalar engine is supported, the teaching variants included (``cards``:
+a short deck, ``num_slots``, ``max_turns``).
 
 Per step: ``legal_mask() -> [B, 7]``, ``observation() -> [B, S]`` and ``unseen() ->
 [B, 52]`` for the seat on move (``observe(seats)``/``unseen(seats)`` for any seats),
@@ -30,10 +34,11 @@ spawn_key=(i,)))`` (the ``i``-th child of ``SeedSequence(seed).spawn``, whatever
 is), or the generator passed in ``rngs[i]``. Every episode a lane starts from its own
 stream uses that generator exactly as ``SpokelseEngine.new_episode(rng)`` uses its
 ``rng``: the first dealer by ``draw_dealer(rng)`` (unless dealers are given), the deck
-by ``rng.permutation(52)`` (unless decks are given), and each later deal of a match by
-``rng.permutation(52)``. So ``SpokelseEngine(**options).new_episode(lane_rng(seed, i))``
-followed by the lane's actions replays lane ``i`` exactly, auto-resets included (each
-new episode is another ``new_episode`` call with the same generator).
+by ``rng.permutation(D)`` of the deck's cards (unless decks are given; ``D`` = 52 but for
+the short-deck variant), and each later deal of a match the same way. So
+``SpokelseEngine(**options).new_episode(lane_rng(seed, i))`` followed by the lane's
+actions replays lane ``i`` exactly, auto-resets included (each new episode is another
+``new_episode`` call with the same generator).
 
 **Auto-reset** (``autoreset=True``, the default): a lane whose game ends in ``step`` is
 dealt a new episode from its stream at the end of that same call. ``rewards`` and
@@ -55,17 +60,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.errors import IllegalActionError
-from .rules import ACTION_NAMES, DISCARD, NUM_SLOTS, UNKNOWN, Phase, SpokelseEngine
+from .rules import ACTION_NAMES, DISCARD, UNKNOWN, Phase, SpokelseEngine
 
 NUM_ACTIONS = len(ACTION_NAMES)
 DRAW_PHASE, PLACE_PHASE, OVER_PHASE = int(Phase.DRAW), int(Phase.PLACE), int(Phase.OVER)
-
-# legal actions by state code = 2 * phase + from_stock
-_LEGAL = np.zeros((6, NUM_ACTIONS), dtype=np.int8)
-_LEGAL[2 * DRAW_PHASE + 0, [0, 1]] = 1
-_LEGAL[2 * PLACE_PHASE + 1, [2, 3, 4, 5, 6]] = 1
-_LEGAL[2 * PLACE_PHASE + 0, [2, 3, 4, 5]] = 1
-_LEGAL_BOOL = _LEGAL.astype(bool)
 
 
 def lane_rng(seed: int | None, lane: int) -> np.random.Generator:
@@ -121,6 +119,20 @@ class BatchedSpokelse:
         self.stock_start = spec.stock_start
         self.points = spec.points.copy()
         self.reward_kind = self.config["reward"]
+        # teaching variants: a short deck of D cards, k slots per player, a turn cap
+        self.cards = np.array(spec.deck.cards, dtype=np.int64)
+        self.deck_size = D = len(self.cards)
+        self.num_slots = k = spec.num_slots
+        self.max_turns = spec.max_turns
+        self.o_turns = getattr(spec, "o_turns", None)
+        self._in_deck = spec._in_deck.copy()
+        self._dealt = (1 + k) * n
+        self._looked = min(2, k)  # slots each player looks at
+        self._legal = np.zeros((6, NUM_ACTIONS), dtype=np.int8)
+        self._legal[2 * DRAW_PHASE + 0, [0, 1]] = 1
+        self._legal[2 * PLACE_PHASE + 1, [*range(2, 2 + k), DISCARD]] = 1
+        self._legal[2 * PLACE_PHASE + 0, list(range(2, 2 + k))] = 1
+        self._legal_bool = self._legal.astype(bool)
         self.seed(seed, rngs)
 
         # offsets of the layout's segments
@@ -148,25 +160,31 @@ class BatchedSpokelse:
         self.o_own_pts, self.o_own_known = spec.o_own_pts, spec.o_own_known
         self.o_opp_pts, self.o_opp_known = spec.o_opp_pts, spec.o_opp_known
         assert self.o_opp == self.o_own + 212, "own and opponent slot segments must be adjacent"
-        self._own01 = self.o_own + 53 * np.arange(2)
-        self._reveal_pos = self.o_own + 212 * np.arange(n)[:, None] + 53 * np.arange(NUM_SLOTS)[None, :]
+        self._own01 = self.o_own + 53 * np.arange(self._looked)
+        ks = np.arange(k)[None, :]
+        self._reveal_pos = self.o_own + 212 * np.arange(n)[:, None] + 53 * ks  # [rel, slot]
+        rel1 = np.maximum(np.arange(n)[:, None] - 1, 0)
+        first = (np.arange(n) == 0)[:, None]
+        self._reveal_pts = np.where(first, spec.o_own_pts + ks, spec.o_opp_pts + 4 * rel1 + ks)
+        self._reveal_known = np.where(first, spec.o_own_known + ks, spec.o_opp_known + 4 * rel1 + ks)
         self._phase_over = np.array([0.0, 0.0, 1.0], dtype=np.float32)
         self._phase_draw = np.array([1.0, 0.0], dtype=np.float32)
         self._top_pile = np.array([self.o_top, self.o_pile])
         self._hand_top_pile = np.array([self.o_hand, self.o_top, self.o_pile])
         self._one_zero_zero = np.array([1.0, 0.0, 0.0], dtype=np.float32)
-        self._points_total = float(self.points.sum())
+        self._points_total = float(self.points[self.cards].sum())
         self._deal_template = self._build_deal_templates()
 
         # state
-        self._deck = np.zeros((B, 52), dtype=np.int64)
+        self._deck = np.zeros((B, D), dtype=np.int64)
         self._ptr = np.zeros(B, dtype=np.int64)
-        self._pile = np.zeros((B, 52), dtype=np.int64)
+        self._turn = np.zeros(B, dtype=np.int64)  # turns completed this round (max_turns)
+        self._pile = np.zeros((B, D), dtype=np.int64)
         self._plen = np.zeros(B, dtype=np.int64)
         self._ghost = np.zeros((B, n), dtype=np.int64)
-        self._slots = np.zeros((B, n, NUM_SLOTS), dtype=np.int64)
-        self._owner_known = np.zeros((B, n, NUM_SLOTS), dtype=bool)
-        self._public = np.zeros((B, n, NUM_SLOTS), dtype=bool)
+        self._slots = np.zeros((B, n, k), dtype=np.int64)
+        self._owner_known = np.zeros((B, n, k), dtype=bool)
+        self._public = np.zeros((B, n, k), dtype=bool)
         self._disc_by = np.zeros((B, n, 52), dtype=np.int8)
         self._hand = np.full(B, -1, dtype=np.int64)
         self._from_stock = np.zeros(B, dtype=np.int64)
@@ -197,14 +215,16 @@ class BatchedSpokelse:
         for d in range(n):
             for v in range(n):
                 t = T[d, v]
-                for i in (2, 3):
+                for i in range(self._looked, self.num_slots):
                     t[self.o_own + 53 * i + UNKNOWN] = 1.0
                 for r in range(1, n):
-                    for i in range(NUM_SLOTS):
+                    for i in range(self.num_slots):
                         t[self.o_opp + (r - 1) * 212 + 53 * i + UNKNOWN] = 1.0
-                t[self.o_own_known : self.o_own_known + 2] = 1.0
+                t[self.o_own_known : self.o_own_known + self._looked] = 1.0
                 t[self.o_hand + UNKNOWN] = 1.0
-                t[self.o_stock] = (52 - 5 * n - 1) / self.stock_start
+                t[self.o_stock] = (self.deck_size - self._dealt - 1) / self.stock_start
+                if self.max_turns is not None:
+                    t[self.o_turns] = self.max_turns / self.max_turns
                 t[self.o_phase + DRAW_PHASE] = 1.0
                 t[self.o_dealer + (v - d) % n] = 1.0
                 t[self.o_to_move + ((d + 1) % n - v) % n] = 1.0
@@ -252,7 +272,7 @@ class BatchedSpokelse:
     def reset(self, decks=None, dealers=None, lanes=None, seed: int | None = None) -> None:
         """Start new episodes in ``lanes`` (all by default).
 
-        ``decks``: ``[k, 52]`` card ints (a permutation of 0..51 per row, top card first) or
+        ``decks``: ``[k, D]`` card ints (a permutation of the deck's cards per row, top card first) or
         None to shuffle from each lane's stream; ``dealers``: ``[k]`` seats or None to draw
         them (``draw_dealer``) from the stream. ``seed`` re-seeds every lane first.
         """
@@ -268,23 +288,24 @@ class BatchedSpokelse:
                 raise ValueError(f"dealers must be {k} seats 0..{n - 1}, got {dealers!r}")
         if decks is not None:
             decks = np.asarray(decks)
-            if decks.shape != (k, 52) or not np.issubdtype(decks.dtype, np.integer):
-                raise ValueError(f"decks must be an int array of shape ({k}, 52), got {decks.dtype} {decks.shape}")
-            bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(52)).any(axis=1))
+            D = self.deck_size
+            if decks.shape != (k, D) or not np.issubdtype(decks.dtype, np.integer):
+                raise ValueError(f"decks must be an int array of shape ({k}, {D}), got {decks.dtype} {decks.shape}")
+            bad = np.flatnonzero((np.sort(decks, axis=1) != self.cards).any(axis=1))
             if bad.size:
-                raise ValueError(f"deck of lane {int(L[bad[0]])} is not a permutation of the cards 0..51")
+                raise ValueError(f"deck of lane {int(L[bad[0]])} is not a permutation of the deck's {D} cards")
             decks = decks.astype(np.int64)
         if dealers is None or decks is None:  # the scalar engine's order: dealer first, then the deck
             rngs = self.rngs
             if dealers is None and decks is None:
-                perms = np.array(
-                    [x for lane in L.tolist() for x in (rngs[lane].permutation(52), rngs[lane].permutation(52))]
-                )
-                dealers, decks = self._dealers_from(perms[0::2]), perms[1::2]
+                D = self.deck_size
+                perms = [x for lane in L.tolist() for x in (rngs[lane].permutation(52), rngs[lane].permutation(D))]
+                dealers = self._dealers_from(np.array(perms[0::2]))
+                decks = self.cards[np.array(perms[1::2])]
             elif dealers is None:
                 dealers = self._dealers_from(np.array([rngs[lane].permutation(52) for lane in L.tolist()]))
             else:
-                decks = np.array([rngs[lane].permutation(52) for lane in L.tolist()])
+                decks = self.cards[np.array([rngs[lane].permutation(self.deck_size) for lane in L.tolist()])]
         self.totals[L] = 0.0
         self.round_no[L] = 0
         self.rewards[L] = 0.0
@@ -318,25 +339,27 @@ class BatchedSpokelse:
         # seat s receives deck[r + n*p], p = 0..4, with r = (s - dealer - 1) mod n
         r = (np.arange(n)[None, :] - dealers[:, None] - 1) % n
         ghost = np.take_along_axis(decks, r, axis=1)
-        pos = r[:, :, None] + n * np.arange(1, 5)[None, None, :]
-        slots = np.take_along_axis(decks, pos.reshape(len(L), -1), axis=1).reshape(len(L), n, NUM_SLOTS)
+        k = self.num_slots
+        pos = r[:, :, None] + n * np.arange(1, 1 + k)[None, None, :]
+        slots = np.take_along_axis(decks, pos.reshape(len(L), -1), axis=1).reshape(len(L), n, k)
         self._ghost[L] = ghost
         self._slots[L] = slots
-        up = decks[:, 5 * n]
+        up = decks[:, self._dealt]
         self._pile[L, 0] = up
         self._plen[L] = 1
-        self._ptr[L] = 5 * n + 1
+        self._ptr[L] = self._dealt + 1
+        self._turn[L] = 0
         self._hand[L] = -1
         self._from_stock[L] = 0
         self._phase[L] = DRAW_PHASE
         self._cp[L] = (dealers + 1) % n
-        self._owner_known[L] = np.array([True, True, False, False])
+        self._owner_known[L] = np.arange(k) < 2
         self._public[L] = False
         self._disc_by[L] = 0
         self._has_sums[L] = False
-        u = np.ones((len(L), n, 52), dtype=np.int8)
+        u = np.broadcast_to(self._in_deck, (len(L), n, 52)).copy()
         rows = np.arange(len(L))[:, None, None]
-        u[rows, np.arange(n)[None, :, None], slots[:, :, :2]] = 0
+        u[rows, np.arange(n)[None, :, None], slots[:, :, : self._looked]] = 0
         u[np.arange(len(L))[:, None], :, up[:, None]] = 0
         self._unseen[L] = u
         self._encode_deal(L, slots, up, dealers)
@@ -347,19 +370,20 @@ class BatchedSpokelse:
         n, O, Of = self.num_players, self._obs, self._of
         O[L] = self._deal_template[dealers]
         rb = self._rowbase[L]
-        own = slots[:, :, :2]  # viewer v's own slots 0 and 1: [k, n, 2]
+        own = slots[:, :, : self._looked]  # viewer v's own slots 0 and 1 (those that exist): [k, n, 2]
         Of[rb[:, :, None] + self._own01 + own] = 1.0
         p = self.points[own]
-        O[L, :, self.o_own_pts : self.o_own_pts + 2] = p / 13.0
+        O[L, :, self.o_own_pts : self.o_own_pts + self._looked] = p / 13.0
         u1 = up[:, None]
         Of[rb + (u1 + self.o_top)] = 1.0
         Of[rb + (u1 + self.o_pile)] = 1.0
-        # 49 unseen cards: all but the two looked-at slots and the up card (sums of halves: exact)
-        tot = (self._points_total - p[:, :, 0] - p[:, :, 1]) - self.points[up][:, None]
-        O[L, :, self.o_ev] = tot / (13.0 * 49)
+        # unseen: the deck less the looked-at slots and the up card (sums of halves: exact)
+        tot = self._points_total - p.sum(axis=2) - self.points[up][:, None]
+        cnt = self.deck_size - self._looked - 1
+        O[L, :, self.o_ev] = tot / (13.0 * cnt)
         flat = (L[:, None] * n + self._v_row).ravel()
         self._ev_tot[flat] = tot.ravel()
-        self._ev_cnt[flat] = 49
+        self._ev_cnt[flat] = cnt
         if self.match_to:
             O[L, :, self.o_totals : self.o_totals + n] = self.totals[L][:, self._seat_of_rel] / self.match_to
 
@@ -367,15 +391,12 @@ class BatchedSpokelse:
         """The round is over: every slot is shown to everyone, sums are filled, nothing is on
         move and nothing is unseen (the in-place twin of the scalar engine's final refresh)."""
         n, O, Of = self.num_players, self._obs, self._of
-        k = len(E)
         O[E, :, self.o_own : self.o_own + n * 212] = 0.0
         sl = self._slots[E][:, self._seat_of_rel]  # [k, viewer, rel, 4]
-        Of[(self._rowbase[E][:, :, None, None] + self._reveal_pos + sl).ravel()] = 1.0
-        p = self.points[sl] / 13.0
-        O[E, :, self.o_own_pts : self.o_own_pts + 4] = p[:, :, 0]
-        O[E, :, self.o_own_known : self.o_own_known + 4] = 1.0
-        O[E, :, self.o_opp_pts : self.o_opp_pts + 4 * (n - 1)] = p[:, :, 1:].reshape(k, n, -1)
-        O[E, :, self.o_opp_known : self.o_opp_known + 4 * (n - 1)] = 1.0
+        rb = self._rowbase[E][:, :, None, None]
+        Of[(rb + self._reveal_pos + sl).ravel()] = 1.0
+        Of[(rb + self._reveal_pts).ravel()] = (self.points[sl] / 13.0).ravel()
+        Of[(rb + self._reveal_known).ravel()] = 1.0
         O[E, :, self.o_phase : self.o_phase + 3] = self._phase_over
         O[E, :, self.o_to_move : self.o_to_move + n] = 0.0
         O[E, :, self.o_sums : self.o_sums + n] = self.last_sums[E][:, self._seat_of_rel] / 65.0
@@ -389,10 +410,10 @@ class BatchedSpokelse:
     # ---- moves -------------------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         """``[B, 7]`` int8 legal actions of the seat on move (all 0 where the game is over)."""
-        return _LEGAL[2 * self._phase + self._from_stock]
+        return self._legal[2 * self._phase + self._from_stock]
 
     def legal_actions(self, lane: int) -> list[int]:
-        return np.flatnonzero(_LEGAL[2 * self._phase[lane] + self._from_stock[lane]]).tolist()
+        return np.flatnonzero(self._legal[2 * self._phase[lane] + self._from_stock[lane]]).tolist()
 
     def step(self, actions, lanes=None) -> None:
         """Apply ``actions[l]`` in every lane ``l`` of ``lanes`` (a bool mask or indices; all lanes
@@ -409,7 +430,7 @@ class BatchedSpokelse:
             a = a.astype(np.int64)
         code = 2 * self._phase[idx] + self._from_stock[idx]
         inrange = (a >= 0) & (a < NUM_ACTIONS)
-        ok = _LEGAL_BOOL[code, np.where(inrange, a, 0)] & inrange
+        ok = self._legal_bool[code, np.where(inrange, a, 0)] & inrange
         if not ok.all():
             self._raise_illegal(int(idx[np.argmin(ok)]), a[np.argmin(ok)])
         self.rewards.fill(0.0)
@@ -457,7 +478,7 @@ class BatchedSpokelse:
         self._hand[X] = card
         self._from_stock[X] = 1
         s = self._cp[X].copy()
-        self._obs[X, :, self.o_stock] = ((52 - p) / self.stock_start)[:, None]
+        self._obs[X, :, self.o_stock] = ((self.deck_size - p) / self.stock_start)[:, None]
         self._obs[X, :, self.o_from_stock] = 1.0
         rb = self._rowbase[L, s] + self.o_hand
         Of = self._of
@@ -516,7 +537,12 @@ class BatchedSpokelse:
         self._hand[X] = -1
         self._from_stock[X] = 0
         self._phase[X] = DRAW_PHASE
-        cont = self._ptr[X] < 52
+        cont = self._ptr[X] < self.deck_size
+        if self.max_turns is not None:
+            turn = self._turn[X] + 1
+            self._turn[X] = turn
+            O[X, :, self.o_turns] = ((self.max_turns - turn) / self.max_turns)[:, None]
+            cont &= turn < self.max_turns
         if cont.all():
             self._pass_turn(X, s, rb)
         else:
@@ -582,7 +608,7 @@ class BatchedSpokelse:
             go = totals.max(axis=1) < self.match_to
             if go.any():  # the match goes on: the next deal comes from the lane's stream
                 G = E[go]
-                decks = np.stack([self.rngs[lane].permutation(52) for lane in G.tolist()])
+                decks = self.cards[np.stack([self.rngs[lane].permutation(self.deck_size) for lane in G.tolist()])]
                 self._deal(G, decks, (self._dealer[G] + 1) % n)
                 E, totals, sums = E[~go], totals[~go], sums[~go]
                 if E.size == 0:
@@ -630,7 +656,7 @@ class BatchedSpokelse:
         sl = np.broadcast_to(slots[:, None], know.shape)  # [k, viewer, seat, 4]
         slot_base = self._slot_base.T[None, :, :, None]  # [1, viewer, seat, 1]
         r4 = rows[:, :, None, None]
-        i4 = np.arange(NUM_SLOTS)[None, None, None, :]
+        i4 = np.arange(self.num_slots)[None, None, None, :]
         Of[(r4 + slot_base + 53 * i4 + np.where(know, sl, UNKNOWN)).ravel()] = 1.0
         Of[(r4 + self._known_base.T[None, :, :, None] + i4).ravel()] = know.ravel()
         Of[(r4 + self._pts_base.T[None, :, :, None] + i4).ravel()] = np.where(know, self.points[sl] / 13.0, 0.0).ravel()
@@ -658,13 +684,15 @@ class BatchedSpokelse:
         if has.any():
             top = pile[has, plen[has] - 1]
             Of[(rows[has] + self.o_top + top[:, None]).ravel()] = 1.0
-        in_pile = np.arange(52)[None, :] < plen[:, None]
+        in_pile = np.arange(self.deck_size)[None, :] < plen[:, None]
         pm = np.zeros((k, 52), dtype=np.float32)
         pm[np.nonzero(in_pile)[0], pile[in_pile]] = 1.0
         O[:, :, self.o_pile : self.o_pile + 52] = pm[:, None, :]
         Of[(rows + self.o_phase + self._phase[L][:, None]).ravel()] = 1.0
         Of[(rows + self._dealer_pos[self._dealer[L]]).ravel()] = 1.0
-        O[:, :, self.o_stock] = ((52 - self._ptr[L]) / self.stock_start)[:, None]
+        O[:, :, self.o_stock] = ((self.deck_size - self._ptr[L]) / self.stock_start)[:, None]
+        if self.max_turns is not None:
+            O[:, :, self.o_turns] = ((self.max_turns - self._turn[L]) / self.max_turns)[:, None]
         # expected value of an unseen card
         u = self._unseen[L]
         cnt = u.sum(axis=2, dtype=np.int64)
@@ -733,6 +761,7 @@ class BatchedSpokelse:
             "slots": self._slots[lane].tolist(),
             "discard": self._pile[lane, : self._plen[lane]].tolist(),
             "stock": self._deck[lane, self._ptr[lane] :][::-1].tolist(),
+            "turn": int(self._turn[lane]),
             "hand": int(self._hand[lane]),
             "hand_from_stock": bool(self._from_stock[lane]),
             "phase": int(self._phase[lane]),
