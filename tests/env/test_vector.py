@@ -14,6 +14,7 @@ from kortmiljo.env.vector import (
     BatchedEngine,
     BatchedSingleSeatVecEnv,
     batched_engine_class,
+    choose_vec,
     spokelse_potential_batch,
 )
 from kortmiljo.games.spokelse import SpokelseEngine
@@ -161,7 +162,12 @@ def test_opponents_that_need_the_engine_are_refused():
 def test_protocol_and_registry():
     assert isinstance(batched_engine_class("spokelse")(2, seed=0), BatchedEngine)
     with pytest.raises(ValueError, match="no batched engine"):
-        batched_engine_class("sproyte")
+        batched_engine_class("no_such_game")
+    with pytest.raises(ValueError, match="no batched engine"):
+        choose_vec("native", "no_such_game", 64)
+    assert choose_vec("auto", "spokelse", 64) == "native"
+    assert choose_vec("auto", "spokelse", 8) == "dummy"  # below the measured break-even
+    assert choose_vec("auto", "no_such_game", 64) == "dummy"
 
 
 def test_batched_potential_equals_scalar_potential():
