@@ -234,6 +234,16 @@ class BatchedSingleSeatVecEnv(VecEnv):
             self._policy_index[key] = j
         return j
 
+    def _compact_policies(self) -> None:
+        """Forget policies no lane plays any more (a self-play pool drops old snapshots; holding
+        them here would keep their networks alive)."""
+        used = np.unique(self._opp[self._opp >= 0])
+        remap = np.full(len(self._policies), -1, dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        self._policies = [self._policies[j] for j in used.tolist()]
+        self._policy_index = {id(p): j for j, p in enumerate(self._policies)}
+        self._opp = np.where(self._opp >= 0, remap[np.maximum(self._opp, 0)], -1)
+
     def _learner_obs(self, lanes: np.ndarray) -> np.ndarray:
         e = self.engine
         seats = self.seat[lanes]
@@ -285,6 +295,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
         opts = options or [{} for _ in range(self.num_envs)]
         skipped = np.zeros(self.num_envs, dtype=np.int64)
         skipped_reward = np.zeros(self.num_envs)
+        if len(self._policies) > 64:
+            self._compact_policies()
         for _ in range(10_000):
             groups: dict[tuple[bool, bool], list[int]] = {}
             for lane in todo.tolist():

@@ -183,3 +183,28 @@ def test_batched_potential_equals_scalar_potential():
             got = spokelse_potential_batch(env.template, env.seat, obs)
             want = [spokelse_potential(env.template, int(s), o) for s, o in zip(env.seat, obs, strict=True)]
             np.testing.assert_array_equal(got, want)
+
+
+def test_dropped_snapshots_are_released():
+    """Policies no lane plays any more are forgotten (a pool keeps only its newest snapshots)."""
+    spec = SpokelseEngine()
+
+    class Pool:
+        def __init__(self):
+            self.k = 0
+
+        def sample(self, rng):
+            self.k += 1
+            return RandomPolicy(spec, seed=self.k)  # a new object every time, like ever-new snapshots
+
+    pool = Pool()
+    env = BatchedSingleSeatVecEnv("spokelse", {}, 8, pool, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(800):
+        m = env.action_masks()
+        env.step((rng.random(m.shape) * m).argmax(axis=1))
+        assert len(env._policies) <= 64 + 8
+    assert pool.k > 100
+    live = {id(env._policies[j]) for j in env._opp[env._opp >= 0].tolist()}
+    assert len(live) == len(set(env._opp[env._opp >= 0].tolist()))
