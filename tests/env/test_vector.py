@@ -201,10 +201,10 @@ def test_dropped_snapshots_are_released():
     env = BatchedSingleSeatVecEnv("spokelse", {}, 8, pool, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
-    for _ in range(800):
+    for _ in range(1000):
         m = env.action_masks()
         env.step((rng.random(m.shape) * m).argmax(axis=1))
         assert len(env._policies) <= 64 + 8
-    assert pool.k > 100
+    assert pool.k > 80  # more than the cap: compaction happened
     live = {id(env._policies[j]) for j in env._opp[env._opp >= 0].tolist()}
     assert len(live) == len(set(env._opp[env._opp >= 0].tolist()))
