@@ -72,7 +72,12 @@ def bench_engine(game: str, config: dict) -> Callable[[float], tuple[int, int]]:
 
 
 # (game, config, label) rows of the batched engines, at each of BATCH_SIZES lanes
-BATCHED_ROWS = [("spokelse", {}, "Spøkelse 2p")]
+BATCHED_ROWS = [
+    ("spokelse", {}, "Spøkelse 2p"),
+    ("sproyte", {}, "Sprøyte vanlig"),
+    ("sproyte", {"variant": "variasjon"}, "Sprøyte variasjon"),
+    ("sproyte", {"variant": "tretten"}, "Sprøyte tretten"),
+]
 BATCH_SIZES = (1, 64, 1024, 4096)
 
 
