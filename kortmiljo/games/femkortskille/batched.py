@@ -71,7 +71,6 @@ from .rules import (
     HAND_SIZE,
     KNOCK,
     LOW_RANKS,
-    LURA,
     MAX_DISCARDS,
     MAX_RAISES,
     NUM_PHASES,
@@ -88,17 +87,24 @@ from .rules import (
 __all__ = ["BatchedFemkortskille", "BatchedIllegalActionError", "lane_rng"]
 
 DECK_SIZE = 42
+R = NUM_RANKS
 BID, DECIDE, EXCHANGE, BETTING, PLAY, OVER = (int(p) for p in Phase)
 TO_SPEAK, KNOCKED, PASSED, WAITING, SHOWED, FOLDED = (int(s) for s in Status)
+_BID_STATUS = np.array([KNOCKED, PASSED, WAITING])  # status after knock, pass, lura
 
-# rows of the legal-mask table (the hand-dependent columns of PLAY and EXCHANGE are filled per lane)
-M_NONE, M_SHOW, M_KNOCK_PASS_LURA, M_KNOCK_PASS, M_DONE, M_CHECK_BET, M_CALL_RAISE_FOLD, M_CALL_FOLD, M_AUKTION = range(
-    9
-)
-_BASE_ROW = np.array([0] * NUM_PHASES, dtype=np.int64)
+# rows of the legal-mask table (PLAY and EXCHANGE add their hand-dependent columns per lane)
+M_NONE, M_SHOW, M_KNOCK_PASS_LURA, M_KNOCK_PASS, M_DONE = 0, 1, 2, 3, 4
+M_CHECK_BET, M_CALL_RAISE_FOLD, M_CALL_FOLD, M_AUKTION = 5, 6, 7, 8
+_BASE_ROW = np.zeros(NUM_PHASES, dtype=np.int64)
 _BASE_ROW[[BID, DECIDE, EXCHANGE, BETTING]] = [M_KNOCK_PASS_LURA, M_KNOCK_PASS, M_DONE, M_CHECK_BET]
-_RANKS = np.arange(NUM_RANKS)
-_PHASE_ONE_HOT = np.eye(NUM_PHASES, dtype=np.float32)
+_RANKS = np.arange(R)
+# the two unseen bits of a rank by copies located (0, 1, 2), as one uint16 per rank: a take of the
+# located counts viewed as int8 is the 42-wide unseen vector (bit 2r clears last, as in ``_learn``)
+_UNSEEN_PAIR = np.array([[1, 1], [1, 0], [0, 0]], dtype=np.int8).view(np.uint16).reshape(3)
+
+
+def _cat(parts: list[np.ndarray]) -> np.ndarray:
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 class BatchedFemkortskille:
@@ -129,10 +135,10 @@ class BatchedFemkortskille:
         self.num_players = n = spec.num_players
         self.num_envs = B = int(num_envs)
         self.autoreset = bool(autoreset)
-        self.layout = L = spec.layout
+        self.layout = spec.layout
         self.action_names = spec.action_names
         self.num_actions = len(spec.action_names)
-        self.obs_size = S = L.size
+        self.obs_size = S = spec.layout.size
         self.ante, self.max_deals, self.ante_on_redeal = spec.ante, spec.max_deals, spec.ante_on_redeal
         self.skituppslag, self.knock_stake, self.payments_stay = spec.skituppslag, spec.knock_stake, spec.payments_stay
         self.auktion, self.max_bet, self.poker = spec.auktion, spec.max_bet, spec.poker
@@ -142,90 +148,105 @@ class BatchedFemkortskille:
         self.seed(seed, rngs)
 
         # viewer-relative offsets of the layout's segments (-1 where the configuration has none)
-        def off(name: str) -> int:
-            return next((s.offset for s in L.segments if s.name == name), -1)
-
-        self.o_hand, self.o_status, self.o_stake, self.o_net = off("hand"), off("status"), off("stake"), off("net")
-        self.o_pot, self.o_carried, self.o_deal, self.o_dealer = (
-            off("pot"),
-            off("pot_carried"),
-            off("deal_number"),
-            off("dealer"),
+        off = {s.name: s.offset for s in spec.layout.segments}
+        g = off.get
+        self.o_hand, self.o_status, self.o_stake, self.o_net = g("hand"), g("status"), g("stake"), g("net")
+        self.o_pot, self.o_carried, self.o_deal = g("pot"), g("pot_carried"), g("deal_number")
+        self.o_dealer, self.o_phase, self.o_to_move, self.o_stock = (
+            g("dealer"),
+            g("phase"),
+            g("to_move"),
+            g("stock_size"),
         )
-        self.o_phase, self.o_to_move, self.o_stock = off("phase"), off("to_move"), off("stock_size")
-        self.o_trick, self.o_high, self.o_winning, self.o_leader = (
-            off("trick"),
-            off("trick_highest"),
-            off("trick_winning"),
-            off("leader"),
-        )
-        self.o_played, self.o_won, self.o_shown = off("played"), off("tricks_won"), off("shown")
-        self.o_abet, self.o_hbet = off("auction_bet"), off("highest_bet")
-        self.o_exch, self.o_odisc, self.o_rbet = off("exchanged"), off("own_discards"), off("round_bet")
-        self.o_level, self.o_raises = off("bet_level"), off("raises")
+        self.o_trick, self.o_high, self.o_winning = g("trick"), g("trick_highest"), g("trick_winning")
+        self.o_leader, self.o_played, self.o_won = g("leader"), g("played"), g("tricks_won")
+        self.o_shown, self.o_abet, self.o_hbet = g("shown", -1), g("auction_bet", -1), g("highest_bet", -1)
+        self.o_exch, self.o_odisc, self.o_rbet = g("exchanged", -1), g("own_discards", -1), g("round_bet", -1)
+        self.o_level, self.o_raises = g("bet_level", -1), g("raises", -1)
 
-        # seat × viewer tables, index [s, v]: where viewer v sees seat s's block
-        s_, v_ = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-        rel = (s_ - v_) % n
-        self._pos_status = self.o_status + NUM_STATUS * rel
-        self._pos_stake, self._pos_net = self.o_stake + rel, self.o_net + rel
-        self._pos_winning, self._pos_leader, self._pos_won = self.o_winning + rel, self.o_leader + rel, self.o_won + rel
-        self._pos_trick, self._pos_played = self.o_trick + NUM_RANKS * rel, self.o_played + NUM_RANKS * rel
-        self._pos_abet, self._pos_exch, self._pos_rbet = self.o_abet + rel, self.o_exch + rel, self.o_rbet + rel
-        self._seat_of_rel = (v_ + s_) % n  # [viewer, rel] -> absolute seat
-        self._order = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # [forhånd, i] -> i-th seat from forhånd
-        self._after = (np.arange(n)[:, None] + np.arange(1, n + 1)[None, :]) % n  # [s, i] -> seats clockwise after s
-        self._seats = np.arange(n)
+        seats = self._seats = np.arange(n)
+        self._seats_r = seats * R
+        self._rel = (seats[:, None] - seats[None, :]) % n  # [s, v]: where viewer v sees seat s (relative seat)
+        self._seat_of_rel = (seats[:, None] + seats[None, :]) % n  # [v, rel] -> seat; also [forhånd, i] -> i-th seat
+        self._after = (seats[:, None] + np.arange(1, n + 1)[None, :]) % n  # [s, i]: seats clockwise after s, s last
+        self._rel_r_trick = self.o_trick + R * self._rel  # [s, v]: where v sees s's card of rank 0 in the trick
+        self._vrow = seats * S  # offsets of the viewers' rows within a lane
+        self._nS = n * S
         self._deal_template = self._build_deal_templates()
+        # [dealer, 3n]: deck positions of seat s's cards (s-major): deck[i], deck[i + n], deck[i + 2n]
+        # with i = (s - forhånd) mod n, forhånd = dealer + 1
+        i = (seats[None, :] - (seats[:, None] + 1)) % n  # [dealer, s]
+        self._deal_pos = (i[:, :, None] + n * np.arange(HAND_SIZE)[None, None, :]).reshape(n, -1)
         self._mask_table = self._build_mask_table()
+        self._handlers = (
+            (PLAY, self._play),
+            (BID, self._bid),
+            (DECIDE, self._decide),
+            (EXCHANGE, self._exchange),
+            (BETTING, self._bet),
+        )
 
         # state
         z = np.zeros
         self._deck = z((B, DECK_SIZE), dtype=np.int64)
         self._ptr = z(B, dtype=np.int64)
-        self._hand = z((B, n, NUM_RANKS), dtype=np.int8)
-        self._kn = z((B, n, NUM_RANKS), dtype=np.int8)
+        self._hand = z((B, n, R), dtype=np.int8)
+        self._kn = z((B, n, R), dtype=np.int8)
         self._status = z((B, n), dtype=np.int64)
         self._stake = z((B, n), dtype=np.int64)
+        self._round_bet = z((B, n), dtype=np.int64)
+        self._won = z((B, n), dtype=np.int64)
         self._net = z((B, n), dtype=np.float64)
+        self._knocked = z((B, n), dtype=bool)
+        self._skit = z((B, n), dtype=bool)
+        self._need = z((B, n), dtype=bool)
+        self._active = z((B, n), dtype=bool)  # knockers still in (a poker fold leaves); they play the tricks
         self._pot = z(B, dtype=np.float64)
         self._pot_carried = z(B, dtype=np.float64)
         self.carry = z(B, dtype=np.float64)
+        self._pot_won = z(B, dtype=np.float64)
         self._deals = z(B, dtype=np.int64)
         self._dealer = z(B, dtype=np.int64)
         self._phase = np.full(B, OVER, dtype=np.int64)
         self._cp = z(B, dtype=np.int64)
         self._circle = z(B, dtype=np.int64)
         self._any_knock = z(B, dtype=bool)
-        self._knocked = z((B, n), dtype=bool)
-        self._skit = z((B, n), dtype=bool)
         self._hbet = z(B, dtype=np.int64)
         self._pending = z(B, dtype=np.int64)
         self._level = z(B, dtype=np.int64)
         self._raises = z(B, dtype=np.int64)
-        self._round_bet = z((B, n), dtype=np.int64)
-        self._need = z((B, n), dtype=bool)
-        self._active = z((B, n), dtype=bool)  # knockers still in (poker: not folded); in play during tricks
         self._n_active = z(B, dtype=np.int64)
         self._leader = np.full(B, -1, dtype=np.int64)
         self._trick_len = z(B, dtype=np.int64)
+        self._trick_rank = np.full((B, n), -1, dtype=np.int64)  # the rank each seat put in the current trick
         self._highest = np.full(B, -1, dtype=np.int64)
         self._winning = np.full(B, -1, dtype=np.int64)
         self._trick_no = z(B, dtype=np.int64)
-        self._won = z((B, n), dtype=np.int64)
         self._winner = np.full(B, -1, dtype=np.int64)
-        self._pot_won = z(B, dtype=np.float64)
         self._ended_truncated = z(B, dtype=bool)
         self._obs = z((B, n, S), dtype=np.float32)
+        # flat views for scatters and gathers by computed index (cheaper than multi-axis fancy indexing)
         self._of = self._obs.reshape(-1)
-        self._rowbase = (np.arange(B)[:, None] * n + np.arange(n)[None, :]) * S  # [B, n]
+        self._hf, self._knf = self._hand.reshape(-1), self._kn.reshape(-1)
+        self._stf, self._stakef, self._netf = self._status.reshape(-1), self._stake.reshape(-1), self._net.reshape(-1)
+        self._rbf, self._wonf, self._trf = (
+            self._round_bet.reshape(-1),
+            self._won.reshape(-1),
+            self._trick_rank.reshape(-1),
+        )
+        self._needf, self._activef, self._skitf = (
+            self._need.reshape(-1),
+            self._active.reshape(-1),
+            self._skit.reshape(-1),
+        )
         self._all = np.arange(B)
+        self._all_n = self._all * n
         self.rewards = z((B, n), dtype=np.float64)
         self.terminal = z(B, dtype=bool)
         self.truncated = z(B, dtype=bool)
         self._mask: np.ndarray | None = None
-        self._ended: list[np.ndarray] = []
-        self._final: dict[str, np.ndarray] | None = None
+        self._final: dict | None = None
+        self._clear_queues()
         self.reset()
 
     def _build_deal_templates(self) -> np.ndarray:
@@ -242,10 +263,10 @@ class BatchedFemkortskille:
         return T
 
     def _build_mask_table(self) -> np.ndarray:
-        rows = np.zeros((M_AUKTION + max(self.max_bet, 1), self.num_actions), dtype=np.int8)
+        rows = np.zeros((M_AUKTION + self.max_bet, self.num_actions), dtype=np.int8)
         if self.skituppslag:
             rows[M_SHOW, self.A_SHOW] = 1
-        rows[M_KNOCK_PASS_LURA, [KNOCK, PASS, LURA]] = 1
+        rows[M_KNOCK_PASS_LURA, [KNOCK, PASS, 2]] = 1
         rows[M_KNOCK_PASS, [KNOCK, PASS]] = 1
         if self.poker:
             rows[M_DONE, self.A_DONE] = 1
@@ -253,7 +274,7 @@ class BatchedFemkortskille:
             rows[M_CALL_RAISE_FOLD, [self.A_CALL, self.A_RAISE, self.A_FOLD]] = 1
             rows[M_CALL_FOLD, [self.A_CALL, self.A_FOLD]] = 1
         if self.auktion:
-            for m in range(1, self.max_bet + 1):  # PASS and bet:m … bet:max_bet
+            for m in range(1, self.max_bet + 1):  # pass, and bet:m … bet:max_bet
                 rows[M_AUKTION + m - 1, PASS] = 1
                 rows[M_AUKTION + m - 1, self.A_BET1 + m - 1 : self.A_BET1 + self.max_bet] = 1
         return rows
@@ -274,6 +295,21 @@ class BatchedFemkortskille:
         """Forget the pot carried between episodes (``payments_stay``) in ``lanes`` (all by default):
         their next episode starts with an empty pot, as after ``FemkortskilleEngine.new_session()``."""
         self.carry[self._lanes(lanes)] = 0.0
+
+    def _draw(self, L: np.ndarray, dealers: bool, decks: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Dealers (``rng.integers(n)``) and then decks (``rng.permutation(42)``) from each lane's
+        stream, in the order ``FemkortskilleEngine.new_episode`` and its redeals draw them."""
+        k, n = len(L), self.num_players
+        out_dealers = np.zeros(k, dtype=np.int64)
+        out_decks = np.zeros((k, DECK_SIZE), dtype=np.int64)
+        rngs = self.rngs
+        for j, lane in enumerate(L.tolist()):
+            rng = rngs[lane]
+            if dealers:
+                out_dealers[j] = rng.integers(n)
+            if decks:
+                out_decks[j] = rng.permutation(DECK_SIZE)
+        return out_dealers, out_decks
 
     # ---- properties ----------------------------------------------------------------------------
     @property
@@ -343,108 +379,105 @@ class BatchedFemkortskille:
                 raise ValueError(f"deck of lane {int(L[bad[0]])} is not a permutation of the cards 0..41")
             decks = decks.astype(np.int64)
         if dealers is None or decks is None:  # the scalar engine's order: dealer first, then the deck
-            rngs = self.rngs
-            drawn_dealers, drawn_decks = [], []
-            for lane in L.tolist():
-                rng = rngs[lane]
-                if dealers is None:
-                    drawn_dealers.append(int(rng.integers(n)))
-                if decks is None:
-                    drawn_decks.append(rng.permutation(DECK_SIZE))
-            if dealers is None:
-                dealers = np.array(drawn_dealers, dtype=np.int64)
-            if decks is None:
-                decks = np.array(drawn_decks, dtype=np.int64)
-        pot = self.carry[L] if self.payments_stay else np.zeros(k)
-        self._pot_carried[L] = pot
-        self._net[L] = -float(self.ante)
-        self._pot[L] = pot + self.ante * n
-        self._deals[L] = 0
-        self._winner[L] = -1
-        self._pot_won[L] = 0.0
+            drawn_dealers, drawn_decks = self._draw(L, dealers is None, decks is None)
+            dealers = drawn_dealers if dealers is None else dealers
+            decks = drawn_decks if decks is None else decks
         self.rewards[L] = 0.0
         self.terminal[L] = False
         self.truncated[L] = False
-        self._ended_truncated[L] = False
+        self._new_episode(L)
         self._deal(L, decks, dealers)
+
+    def _new_episode(self, L: np.ndarray) -> None:
+        """Episode state before its first deal: the carried pot (payments_stay), the antes."""
+        self._pot_carried[L] = pot = self.carry[L] if self.payments_stay else 0.0
+        self._net[L] = -float(self.ante)
+        self._pot[L] = pot + self.ante * self.num_players
+        self._deals[L] = 0
+        self._winner[L] = -1
+        self._pot_won[L] = 0.0
+        self._ended_truncated[L] = False
 
     def _deal(self, L: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
         n, k = self.num_players, len(L)
         self._mask = None
-        self._deals[L] += 1
+        deals = self._deals[L] + 1
+        self._deals[L] = deals
         self._deck[L] = decks
         self._dealer[L] = dealers
         fh = (dealers + 1) % n
-        # seat s is dealt deck[i], deck[i + n], deck[i + 2n] with i = (s - forhånd) mod n
-        i = (self._seats[None, :] - fh[:, None]) % n
-        pos = (i[:, :, None] + n * np.arange(HAND_SIZE)[None, None, :]).reshape(k, -1)
-        ranks = (np.take_along_axis(decks, pos, axis=1) >> 1).reshape(k, n, HAND_SIZE)
-        h = np.zeros((k, n, NUM_RANKS), dtype=np.int8)
-        kk, ss = np.arange(k)[:, None], self._seats[None, :]
+        pos = self._deal_pos.take(dealers, axis=0) + (np.arange(k) * DECK_SIZE)[:, None]
+        ranks = (decks.reshape(-1).take(pos) >> 1).reshape(k, n, HAND_SIZE)
+        h = np.zeros((k, n, R), dtype=np.int8)
+        hf, rows = h.reshape(-1), np.arange(k * n).reshape(k, n) * R
         for j in range(HAND_SIZE):  # each (lane, seat) once per round: no repeated index
-            h[kk, ss, ranks[:, :, j]] += 1
+            hf[rows + ranks[:, :, j]] += 1
         self._hand[L] = h
         self._kn[L] = h
         self._ptr[L] = HAND_SIZE * n
         self._status[L] = TO_SPEAK
         self._stake[L] = 0
+        self._round_bet[L] = 0
+        self._won[L] = 0
         self._knocked[L] = False
+        self._skit[L] = (ranks < LOW_RANKS).all(axis=2) if self.skituppslag else False
+        self._need[L] = False
+        self._active[L] = False
         self._circle[L] = 0
         self._any_knock[L] = False
-        self._skit[L] = (ranks < LOW_RANKS).all(axis=2) if self.skituppslag else False
         self._hbet[L] = 0
         self._pending[L] = 0
         self._level[L] = 0
         self._raises[L] = 0
-        self._round_bet[L] = 0
-        self._need[L] = False
-        self._active[L] = False
         self._n_active[L] = 0
         self._leader[L] = -1
         self._trick_len[L] = 0
+        self._trick_rank[L] = -1
         self._highest[L] = -1
         self._winning[L] = -1
         self._trick_no[L] = 0
-        self._won[L] = 0
         self._phase[L] = BID
         self._cp[L] = fh
-        # the observations: the dealer's template, each viewer's own hand, the chips
-        O, sor = self._obs, self._seat_of_rel
-        O[L] = self._deal_template[dealers]
-        O[L, :, self.o_hand : self.o_hand + NUM_RANKS] = h
-        O[L, :, self.o_deal] = (self._deals[L] / self.max_deals)[:, None]
-        O[L, :, self.o_carried] = self._pot_carried[L][:, None]
-        O[L, :, self.o_net : self.o_net + n] = self._net[L][:, sor]
-        O[L, :, self.o_pot] = self._pot[L][:, None]
+        # the observations: the dealer's template, each viewer's own hand, the deal number and chips
+        blk = self._deal_template.take(dealers, axis=0)
+        blk[:, :, self.o_hand : self.o_hand + R] = h
+        blk[:, :, self.o_deal] = (deals / self.max_deals)[:, None]
+        blk[:, :, self.o_carried] = self._pot_carried[L][:, None]
+        blk[:, :, self.o_net : self.o_net + n] = self._net.take(L, axis=0)[:, self._seat_of_rel]
+        blk[:, :, self.o_pot] = self._pot[L][:, None]
+        self._obs[L] = blk
 
     # ---- legal actions ---------------------------------------------------------------------------
     def _compute_mask(self) -> np.ndarray:
-        ph, cp = self._phase, self._cp
-        row = _BASE_ROW[ph]
+        n, ph, cp = self.num_players, self._phase, self._cp
+        row = _BASE_ROW.take(ph)
         bid = ph == BID
         if bid.any():
             if self.auktion:
                 row[bid] = M_AUKTION + np.maximum(self._hbet[bid], 1) - 1
             else:
-                row[bid & self._any_knock] = M_KNOCK_PASS
+                row -= (bid & self._any_knock) * (M_KNOCK_PASS_LURA - M_KNOCK_PASS)
             if self.skituppslag:
-                row[bid & self._skit[self._all, cp]] = M_SHOW
+                row[bid & self._skitf.take(self._all_n + cp)] = M_SHOW
         if self.poker:
             bet = np.flatnonzero((ph == BETTING) & (self._level > 0))
             if bet.size:
                 row[bet] = np.where(self._raises[bet] < MAX_RAISES, M_CALL_RAISE_FOLD, M_CALL_FOLD)
-        mask = self._mask_table[row]
-        P = np.flatnonzero(ph == PLAY)
-        if P.size:
-            held = self._hand[P, cp[P]] > 0
-            higher = held & (_RANKS[None, :] > self._highest[P][:, None])  # highest = -1 when leading
-            mask[P, PLAY0 : PLAY0 + NUM_RANKS] = np.where(higher.any(axis=1)[:, None], higher, held)
+        mask = self._mask_table.take(row, axis=0)
+        play = ph == PLAY
+        if play.any():  # computed for every lane (cheaper than selecting), kept where tricks are played
+            held = self._hand.reshape(-1, R).take(self._all_n + cp, axis=0) > 0
+            higher = held & (_RANKS[None, :] > self._highest[:, None])  # highest = -1 when leading
+            held &= play[:, None]
+            higher &= play[:, None]
+            mask[:, PLAY0 : PLAY0 + R] = np.where(higher.any(axis=1)[:, None], higher, held)
         if self.poker:
             E = np.flatnonzero(ph == EXCHANGE)
             if E.size:
                 pend = self._pending[E]
                 E = E[(pend < MAX_DISCARDS) & (DECK_SIZE - self._ptr[E] > pend)]
-                mask[E, self.A_DISCARD0 : self.A_DISCARD0 + NUM_RANKS] = self._hand[E, cp[E]] > 0
+                held = self._hand.reshape(-1, R).take(E * n + cp.take(E), axis=0) > 0
+                mask.reshape(-1)[(E * self.num_actions + self.A_DISCARD0)[:, None] + _RANKS] = held
         return mask
 
     def legal_mask(self) -> np.ndarray:
@@ -474,7 +507,7 @@ class BatchedFemkortskille:
         if self._mask is None:
             self._mask = self._compute_mask()
         inrange = (a >= 0) & (a < self.num_actions)
-        ok = (self._mask[idx, np.where(inrange, a, 0)] != 0) & inrange
+        ok = (self._mask.reshape(-1).take(idx * self.num_actions + np.where(inrange, a, 0)) != 0) & inrange
         if not ok.all():
             bad = int(np.argmin(ok))
             self._raise_illegal(int(idx[bad]), a[bad])
@@ -484,17 +517,9 @@ class BatchedFemkortskille:
         np.logical_and(over, self._ended_truncated, out=self.truncated)
         self._final = None
         self._mask = None
-        self._ended = []
-        ph = self._phase[idx]
+        ph = self._phase.take(idx)
         counts = np.bincount(ph, minlength=NUM_PHASES)
-        handlers = (
-            (PLAY, self._play),
-            (BID, self._bid),
-            (DECIDE, self._decide),
-            (EXCHANGE, self._exchange),
-            (BETTING, self._bet),
-        )
-        for p, handler in handlers:
+        for p, handler in self._handlers:
             c = counts[p]
             if c == 0:
                 continue
@@ -503,8 +528,7 @@ class BatchedFemkortskille:
                 break
             sel = ph == p
             handler(idx[sel], a[sel])
-        if self._ended:
-            self._finish(np.sort(np.concatenate(self._ended)))
+        self._transitions()
 
     def _raise_illegal(self, lane: int, action) -> None:
         action = action.item() if hasattr(action, "item") else action
@@ -512,218 +536,241 @@ class BatchedFemkortskille:
         label = self.action_names[action] if isinstance(action, int) and 0 <= action < self.num_actions else action
         raise BatchedIllegalActionError(lane, f"player_{int(self._cp[lane])}", label, names)
 
-    # ---- observation writes ---------------------------------------------------------------------------
-    def _put_seat(self, L: np.ndarray, pos: np.ndarray, value) -> None:
-        """Every viewer's copy of a per-seat value: ``pos`` is ``[k, n]`` (a seat-table row per lane)."""
-        v = np.asarray(value, dtype=np.float32)
-        self._of[self._rowbase[L] + pos] = v[:, None] if v.ndim else v
+    # ---- helpers ---------------------------------------------------------------------------------------
+    def _clear_queues(self) -> None:
+        """Lanes whose deal moves on after the moves of a step, gathered so that each transition
+        runs once per step: bidding over, tricks to start, void deals, pots won (lane, seat, chips)."""
+        self._q_bidding: list[np.ndarray] = []
+        self._q_play: list[np.ndarray] = []
+        self._q_void: list[np.ndarray] = []
+        self._q_win: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def _put_global(self, L: np.ndarray, offset: int, value) -> None:
-        self._obs[L, :, offset] = np.asarray(value, dtype=np.float32)[:, None] if np.ndim(value) else value
+    def _base(self, L: np.ndarray) -> np.ndarray:
+        """``[k, n]`` flat offsets of every viewer's observation row in lanes ``L``."""
+        return (L * self._nS)[:, None] + self._vrow
 
-    def _own_hand(self, L: np.ndarray, s: np.ndarray) -> None:
-        """Rewrite the ``hand`` segment of seat ``s``'s own view from the state."""
-        self._obs[L, s, self.o_hand : self.o_hand + NUM_RANKS] = self._hand[L, s]
+    def _relk(self, s: np.ndarray) -> np.ndarray:
+        """``[k, n]``: seat ``s`` relative to each viewer."""
+        return self._rel.take(s, axis=0)
 
-    def _set_status(self, L: np.ndarray, s: np.ndarray, st) -> None:
-        pos = self._pos_status[s]
-        rb = self._rowbase[L]
+    def _set_status(self, L: np.ndarray, s: np.ndarray, st, base: np.ndarray, relk: np.ndarray) -> None:
+        ls = L * self.num_players + s
+        pos = base + (relk * NUM_STATUS + self.o_status)
         Of = self._of
-        Of[rb + (pos + self._status[L, s][:, None])] = 0.0
-        Of[rb + (pos + np.asarray(st)[..., None])] = 1.0
-        self._status[L, s] = st
+        Of[pos + self._stf.take(ls)[:, None]] = 0.0
+        Of[pos + np.asarray(st)[..., None]] = 1.0
+        self._stf[ls] = st
 
-    def _set_phase(self, L: np.ndarray, phase: int) -> None:
+    def _set_phase(self, L: np.ndarray, phase: int, base: np.ndarray | None = None) -> None:
+        base = self._base(L) if base is None else base
+        Of = self._of
+        Of[base + (self.o_phase + self._phase.take(L))[:, None]] = 0.0
+        Of[base + (self.o_phase + phase)] = 1.0
         self._phase[L] = phase
-        self._obs[L, :, self.o_phase : self.o_phase + NUM_PHASES] = _PHASE_ONE_HOT[phase]
 
-    def _stake_chips(self, L: np.ndarray, s: np.ndarray, chips) -> None:
-        net = self._net[L, s] - chips
-        stake = self._stake[L, s] + chips
-        pot = self._pot[L] + chips
-        self._net[L, s] = net
-        self._stake[L, s] = stake
+    def _stake_chips(self, L: np.ndarray, s: np.ndarray, chips, base: np.ndarray, relk: np.ndarray) -> None:
+        ls = L * self.num_players + s
+        net = self._netf.take(ls) - chips
+        stake = self._stakef.take(ls) + chips
+        pot = self._pot.take(L) + chips
+        self._netf[ls] = net
+        self._stakef[ls] = stake
         self._pot[L] = pot
-        self._put_seat(L, self._pos_net[s], net)
-        self._put_seat(L, self._pos_stake[s], stake)
-        self._put_global(L, self.o_pot, pot)
+        Of = self._of
+        Of[base + (relk + self.o_net)] = net[:, None]
+        Of[base + (relk + self.o_stake)] = stake[:, None]
+        Of[base + self.o_pot] = pot[:, None]
 
-    def _put_chips(self, L: np.ndarray) -> None:
-        n, O, sor = self.num_players, self._obs, self._seat_of_rel
-        O[L, :, self.o_net : self.o_net + n] = self._net[L][:, sor]
-        O[L, :, self.o_stake : self.o_stake + n] = self._stake[L][:, sor]
-        O[L, :, self.o_pot] = self._pot[L][:, None]
+    def _knock(self, L: np.ndarray, s: np.ndarray, base: np.ndarray, relk: np.ndarray, bet=None) -> None:
+        """Mark knockers (their status is set by the caller); stakes: an auktion bet plus knock_stake."""
+        self._knocked.reshape(-1)[L * self.num_players + s] = True
+        self._any_knock[L] = True
+        chips = bet
+        if self.knock_stake:
+            chips = self.knock_stake if bet is None else bet + self.knock_stake
+        if chips is not None:
+            self._stake_chips(L, s, chips, base, relk)
 
     def _put_stock(self, L: np.ndarray) -> None:
         self._obs[L, :, self.o_stock] = ((DECK_SIZE - self._ptr[L]) / 42.0)[:, None]
 
     def _first_in_order(self, L: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The first seat from forhånd whose ``flags [B, n]`` is set: ``(seat [k], found [k])``."""
-        order = self._order[(self._dealer[L] + 1) % self.num_players]  # [k, n]
-        f = flags[L[:, None], order]
-        j = f.argmax(axis=1)
-        ar = np.arange(len(L))
-        return order[ar, j], f[ar, j]
+        """The first seat from forhånd whose ``flags [B, n]`` is set: (seat, found)."""
+        n = self.num_players
+        order = self._seat_of_rel.take((self._dealer.take(L) + 1) % n, axis=0)  # [k, n]
+        f = flags.reshape(-1).take((L * n)[:, None] + order)
+        j = np.arange(len(L)) * n + f.argmax(axis=1)
+        return order.reshape(-1).take(j), f.reshape(-1).take(j)
 
     def _next_in_order(self, L: np.ndarray, s: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The next seat after ``s`` in seat order from forhånd (no wrap) whose flag is set."""
+        """The next seat after ``s`` in seat order from forhånd (no wrap) whose flag is set: (seat, found)."""
         n = self.num_players
-        fh = (self._dealer[L] + 1) % n
-        order = self._order[fh]
-        f = flags[L[:, None], order] & (np.arange(n)[None, :] > ((s - fh) % n)[:, None])
-        j = f.argmax(axis=1)
-        ar = np.arange(len(L))
-        return order[ar, j], f[ar, j]
+        fh = (self._dealer.take(L) + 1) % n
+        order = self._seat_of_rel.take(fh, axis=0)
+        f = flags.reshape(-1).take((L * n)[:, None] + order) & (self._seats[None, :] > ((s - fh) % n)[:, None])
+        j = np.arange(len(L)) * n + f.argmax(axis=1)
+        return order.reshape(-1).take(j), f.reshape(-1).take(j)
 
     def _next_clockwise(self, L: np.ndarray, s: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The next seat clockwise after ``s`` (wrapping, ``s`` itself last) whose flag is set."""
-        after = self._after[s]
-        f = flags[L[:, None], after]
-        j = f.argmax(axis=1)
-        ar = np.arange(len(L))
-        return after[ar, j], f[ar, j]
+        """The next seat clockwise after ``s`` (wrapping, ``s`` itself last) whose flag is set: (seat, found)."""
+        n = self.num_players
+        after = self._after.take(s, axis=0)
+        f = flags.reshape(-1).take((L * n)[:, None] + after)
+        j = np.arange(len(L)) * n + f.argmax(axis=1)
+        return after.reshape(-1).take(j), f.reshape(-1).take(j)
 
     # ---- moves -------------------------------------------------------------------------------------
-    def _knock(self, L: np.ndarray, s: np.ndarray, chips: np.ndarray | None = None) -> None:
-        self._set_status(L, s, KNOCKED)
-        self._knocked[L, s] = True
-        self._any_knock[L] = True
-        if self.knock_stake:
-            chips = self.knock_stake if chips is None else chips + self.knock_stake
-        if chips is not None:
-            self._stake_chips(L, s, chips)
-
     def _bid(self, L: np.ndarray, a: np.ndarray) -> None:
-        s = self._cp[L]
+        n = self.num_players
+        s = self._cp.take(L)
         if self.skituppslag:
             show = a == self.A_SHOW
             if show.any():
                 self._show(L[show], s[show])
                 if show.all():
                     return
-                L, a, s = L[~show], a[~show], s[~show]
+                keep = ~show
+                L, a, s = L[keep], a[keep], s[keep]
+        base, relk = self._base(L), self._relk(s)
         if self.auktion:
             bet = a != PASS
+            self._set_status(L, s, np.where(bet, KNOCKED, PASSED), base, relk)
             if bet.any():
-                K, k, sb = L[bet], a[bet] - self.A_BET1 + 1, s[bet]
+                K, k, bK, rK = L[bet], a[bet] - (self.A_BET1 - 1), base[bet], relk[bet]
                 self._hbet[K] = k
-                self._put_seat(K, self._pos_abet[sb], k)
-                self._put_global(K, self.o_hbet, k)
-                self._knock(K, sb, k)
-            if not bet.all():
-                self._set_status(L[~bet], s[~bet], PASSED)
+                Of, k1 = self._of, k[:, None]
+                Of[bK + (rK + self.o_abet)] = k1
+                Of[bK + self.o_hbet] = k1
+                self._knock(K, s[bet], bK, rK, bet=k)
         else:
+            self._set_status(L, s, _BID_STATUS.take(a), base, relk)
             knock = a == KNOCK
             if knock.all():
-                self._knock(L, s)
-            else:
-                if knock.any():
-                    self._knock(L[knock], s[knock])
-                rest = ~knock
-                self._set_status(L[rest], s[rest], np.where(a[rest] == PASS, PASSED, WAITING))
-        circle = self._circle[L] + 1
+                self._knock(L, s, base, relk)
+            elif knock.any():
+                self._knock(L[knock], s[knock], base[knock], relk[knock])
+        circle = self._circle.take(L) + 1
         self._circle[L] = circle
-        more = circle < self.num_players
+        more = circle < n
         if more.all():
-            self._cp[L] = (s + 1) % self.num_players
+            self._cp[L] = (s + 1) % n
             return
         if more.any():
-            M = L[more]
-            self._cp[M] = (s[more] + 1) % self.num_players
+            self._cp[L[more]] = (s[more] + 1) % n
             L = L[~more]
+        # the circle is over: players who waited decide in seat order from forhånd
         waiting = self._status == WAITING
         first, found = self._first_in_order(L, waiting)
+        if found.all():
+            self._set_phase(L, DECIDE)
+            self._cp[L] = first
+            return
         if found.any():
             D = L[found]
             self._set_phase(D, DECIDE)
             self._cp[D] = first[found]
-        if not found.all():
-            self._after_bidding(L[~found])
+            L = L[~found]
+        self._q_bidding.append(L)
 
     def _show(self, L: np.ndarray, s: np.ndarray) -> None:
         """Skituppslag: the hand is shown to everyone and wins the pot at once."""
-        self._set_status(L, s, SHOWED)
-        h = self._hand[L, s]  # [k, 21]: the three dealt cards
-        self._obs[L, :, self.o_shown : self.o_shown + NUM_RANKS] += h[:, None, :]
-        others = self._seats[None, :] != s[:, None]  # [k, n]
-        self._kn[L] += h[:, None, :] * others[:, :, None].astype(np.int8)
-        self._win(L, s, self._pot[L].copy())
+        relk = self._relk(s)
+        self._set_status(L, s, SHOWED, self._base(L), relk)
+        h = self._hand.reshape(-1, R).take(L * self.num_players + s, axis=0)  # the three dealt cards
+        self._obs[L, :, self.o_shown : self.o_shown + R] += h[:, None, :]
+        self._kn[L] += h[:, None, :] * (relk != 0)[:, :, None].astype(np.int8)  # everyone else learns them
+        self._q_win.append((L, s, self._pot.take(L)))
 
     def _decide(self, L: np.ndarray, a: np.ndarray) -> None:
-        s = self._cp[L]
+        s = self._cp.take(L)
+        base, relk = self._base(L), self._relk(s)
         knock = a == KNOCK
+        self._set_status(L, s, np.where(knock, KNOCKED, PASSED), base, relk)
         if knock.any():
-            self._knock(L[knock], s[knock])
-        if not knock.all():
-            self._set_status(L[~knock], s[~knock], PASSED)
+            self._knock(L[knock], s[knock], base[knock], relk[knock])
         nxt, found = self._next_in_order(L, s, self._status == WAITING)
+        if found.all():
+            self._cp[L] = nxt
+            return
         if found.any():
             self._cp[L[found]] = nxt[found]
-        if not found.all():
-            self._after_bidding(L[~found])
+        self._q_bidding.append(L[~found])
 
     def _after_bidding(self, L: np.ndarray) -> None:
         n = self.num_players
-        knockers = self._status[L] == KNOCKED  # [k, n]
+        knockers = self._status.take(L, axis=0) == KNOCKED  # [k, n]
         count = knockers.sum(axis=1)
-        if (count == 0).any():
-            self._void_deal(L[count == 0])
-        if (count == 1).any():
-            one = count == 1
-            self._win(L[one], knockers[one].argmax(axis=1), self._pot[L[one]].copy())
-        go = count >= 2
+        zero, one, go = count == 0, count == 1, count >= 2
+        if zero.any():
+            self._q_void.append(L[zero])
+        if one.any():
+            W = L[one]
+            self._q_win.append((W, knockers[one].argmax(axis=1), self._pot.take(W)))
         if not go.any():
             return
-        G, knockers = L[go], knockers[go]
+        if not go.all():
+            j = np.flatnonzero(go)
+            G, knockers, count = L[j], knockers[j], count[j]
+        else:
+            G = L
         self._active[G] = knockers
-        self._n_active[G] = count[go]
-        # each knocker in seat order from forhånd gets the next two stock cards
-        order = self._order[(self._dealer[G] + 1) % n]  # [k, n]
-        in_order = np.take_along_axis(knockers, order, axis=1)
-        rank_of = np.cumsum(in_order, axis=1) - 1
-        li, j = np.nonzero(in_order)
-        lanes, seats = G[li], order[li, j]
-        first = self._ptr[lanes] + EXTRA_CARDS * rank_of[li, j]
+        self._n_active[G] = count
+        # each knocker in seat order from forhånd gets the next two stock cards: the one with m knockers
+        # before it in that order gets stock cards 2m and 2m + 1 (computed for every seat, added for knockers)
+        rel = (self._seats[None, :] - (self._dealer.take(G) + 1)[:, None]) % n  # [k, s]: place from forhånd
+        before = (knockers[:, None, :] & (rel[:, None, :] < rel[:, :, None])).sum(axis=2)  # [k, s]
+        ptr = self._ptr.take(G)
+        first = (G * DECK_SIZE + ptr)[:, None] + EXTRA_CARDS * before
+        ls = (G * n)[:, None] + self._seats
+        base = self._base(G)
+        deck, add, Of = self._deck.reshape(-1), knockers.astype(np.int8), self._of
         for c in range(EXTRA_CARDS):  # one card per (lane, seat) per round: no repeated index
-            r = self._deck[lanes, first + c] >> 1
-            self._hand[lanes, seats, r] += 1
-            self._kn[lanes, seats, r] += 1
-        self._obs[lanes, seats, self.o_hand : self.o_hand + NUM_RANKS] = self._hand[lanes, seats]
-        self._ptr[G] += EXTRA_CARDS * count[go]
+            r = deck.take(first + c) >> 1
+            idx = ls * R + r
+            held = self._hf.take(idx) + add
+            self._hf[idx] = held
+            self._knf[idx] += add
+            Of[base + (self.o_hand + r)] = held  # each viewer's own hand
+        self._ptr[G] = ptr + EXTRA_CARDS * count
         self._put_stock(G)
         if self.poker:
-            self._pending[G] = 0
-            self._set_phase(G, EXCHANGE)
+            self._set_phase(G, EXCHANGE, base)
             self._cp[G] = self._first_in_order(G, self._active)[0]
         else:
-            self._start_play(G)
+            self._q_play.append(G)
 
     def _exchange(self, L: np.ndarray, a: np.ndarray) -> None:
-        s = self._cp[L]
+        n, S = self.num_players, self.obs_size
+        s = self._cp.take(L)
         done = a == self.A_DONE
+        Of = self._of
         if not done.all():
-            D, sd, r = L[~done], s[~done], a[~done] - self.A_DISCARD0
-            self._hand[D, sd, r] -= 1
-            own = (D * self.num_players + sd) * self.obs_size
-            self._of[own + self.o_hand + r] = self._hand[D, sd, r]
-            self._of[own + self.o_odisc + r] += 1.0
-            pend = self._pending[D] + 1
+            keep = ~done
+            D, sd, r = L[keep], s[keep], a[keep] - self.A_DISCARD0
+            ls = D * n + sd
+            hidx = ls * R + r
+            left = self._hf.take(hidx) - 1
+            self._hf[hidx] = left
+            Of[ls * S + (self.o_hand + r)] = left
+            Of[ls * S + (self.o_odisc + r)] += 1.0
+            pend = self._pending.take(D) + 1
             self._pending[D] = pend
-            self._put_seat(D, self._pos_exch[sd], pend)
+            Of[self._base(D) + (self._relk(sd) + self.o_exch)] = pend[:, None]
             if not done.any():
                 return
             L, s = L[done], s[done]
-        pend = self._pending[L]
-        ptr = self._ptr[L]
+        # done: draw as many as were discarded
+        pend, ptr = self._pending.take(L), self._ptr.take(L)
+        ls = L * n + s
+        deck = self._deck.reshape(-1)
         for j in range(MAX_DISCARDS):
             m = pend > j
             if not m.any():
                 break
-            Lj, sj = L[m], s[m]
-            r = self._deck[Lj, ptr[m] + j] >> 1
-            self._hand[Lj, sj, r] += 1
-            self._kn[Lj, sj, r] += 1
-        self._own_hand(L, s)
+            idx = ls[m] * R + (deck.take(L[m] * DECK_SIZE + ptr[m] + j) >> 1)
+            self._hf[idx] += 1
+            self._knf[idx] += 1
+        self._obs[L, s, self.o_hand : self.o_hand + R] = self._hand.reshape(-1, R).take(ls, axis=0)
         self._ptr[L] = ptr + pend
         self._put_stock(L)
         self._pending[L] = 0
@@ -739,226 +786,262 @@ class BatchedFemkortskille:
             self._cp[G] = self._first_in_order(G, self._active)[0]
 
     def _bet(self, L: np.ndarray, a: np.ndarray) -> None:
-        s = self._cp[L]
-        self._need[L, s] = False
+        n = self.num_players
+        s = self._cp.take(L)
+        self._needf[L * n + s] = False
+        base, relk = self._base(L), self._relk(s)
         fold = a == self.A_FOLD
         if fold.any():
-            F, sf = L[fold], s[fold]
-            self._set_status(F, sf, FOLDED)
-            self._active[F, sf] = False
-            left = self._n_active[F] - 1
+            fi = np.flatnonzero(fold)
+            F, sf = L[fi], s[fi]
+            self._set_status(F, sf, FOLDED, base[fi], relk[fi])
+            self._activef[F * n + sf] = False
+            left = self._n_active.take(F) - 1
             self._n_active[F] = left
             last = left == 1
-            if last.any():
+            if last.any():  # one player left: it takes the pot at once
                 W = F[last]
-                self._win(W, self._active[W].argmax(axis=1), self._pot[W].copy())
-                keep = ~np.isin(L, W)
-                L, a, s = L[keep], a[keep], s[keep]
+                self._q_win.append((W, self._active.take(W, axis=0).argmax(axis=1), self._pot.take(W)))
+                keep = np.ones(len(L), dtype=bool)
+                keep[fi[last]] = False
+                L, a, s, base, relk = L[keep], a[keep], s[keep], base[keep], relk[keep]
+        Of = self._of
         up = (a == self.A_PBET) | (a == self.A_RAISE)
         if up.any():
-            U, su = L[up], s[up]
-            if self.A_RAISE >= 0:
-                rz = U[a[up] == self.A_RAISE]
-                if rz.size:
-                    self._raises[rz] += 1
-                    self._put_global(rz, self.o_raises, self._raises[rz])
-            level = self._level[U] + self.ante
+            U, su, bU = L[up], s[up], base[up]
+            rz = a[up] == self.A_RAISE
+            if rz.any():
+                Z = U[rz]
+                raises = self._raises.take(Z) + 1
+                self._raises[Z] = raises
+                Of[bU[rz] + self.o_raises] = raises[:, None]
+            level = self._level.take(U) + self.ante
             self._level[U] = level
-            self._put_global(U, self.o_level, level)
-            self._need[U] = self._active[U] & (self._seats[None, :] != su[:, None])
+            Of[bU + self.o_level] = level[:, None]
+            self._need[U] = self._active.take(U, axis=0) & (self._seats[None, :] != su[:, None])
         pay = up | (a == self.A_CALL)
         if pay.any():
-            P, sp = L[pay], s[pay]
-            level = self._level[P]
-            chips = level - self._round_bet[P, sp]
-            self._round_bet[P, sp] = level
-            self._put_seat(P, self._pos_rbet[sp], level)
-            self._stake_chips(P, sp, chips)
+            P, sp, bP, rP = L[pay], s[pay], base[pay], relk[pay]
+            lsP = P * n + sp
+            level = self._level.take(P)
+            chips = level - self._rbf.take(lsP)
+            self._rbf[lsP] = level
+            Of[bP + (rP + self.o_rbet)] = level[:, None]
+            self._stake_chips(P, sp, chips, bP, rP)
         nxt, found = self._next_clockwise(L, s, self._need)
         if found.any():
             self._cp[L[found]] = nxt[found]
         if not found.all():
-            self._start_play(L[~found])
+            self._q_play.append(L[~found])
 
     def _start_play(self, L: np.ndarray) -> None:
         """Tricks among the active knockers; the first of them from forhånd leads."""
         self._set_phase(L, PLAY)
         first = self._first_in_order(L, self._active)[0]
         self._leader[L] = first
-        self._put_seat(L, self._pos_leader[first], 1.0)
+        self._of[self._base(L) + (self._relk(first) + self.o_leader)] = 1.0
         self._cp[L] = first
 
     def _play(self, L: np.ndarray, a: np.ndarray) -> None:
-        n = self.num_players
-        s = self._cp[L]
+        n, S = self.num_players, self.obs_size
+        s = self._cp.take(L)
         r = a - PLAY0
-        Of, rb = self._of, self._rowbase[L]
-        left = self._hand[L, s, r] - 1
-        self._hand[L, s, r] = left
-        Of[(L * n + s) * self.obs_size + self.o_hand + r] = left
+        Of = self._of
+        ls = L * n + s
+        hidx = ls * R + r
+        left = self._hf.take(hidx) - 1
+        self._hf[hidx] = left
+        Of[ls * S + (self.o_hand + r)] = left
+        base, relk = self._base(L), self._relk(s)
         r1 = r[:, None]
-        Of[rb + (self._pos_played[s] + r1)] += 1.0
-        Of[rb + (self._pos_trick[s] + r1)] = 1.0
-        self._kn[L[:, None], self._seats[None, :], r1] += (self._seats[None, :] != s[:, None]).astype(np.int8)
-        hi = self._highest[L]
+        t = base + (relk * R + r1)
+        pidx = t + self.o_played
+        Of[pidx] = Of.take(pidx) + 1.0
+        Of[t + self.o_trick] = 1.0
+        self._trf[ls] = r
+        kidx = (L * (n * R) + r)[:, None] + self._seats_r  # every seat's located copies of rank r
+        self._knf[kidx] = self._knf.take(kidx) + (relk != 0)  # all but the player learn the card
+        hi = self._highest.take(L)
         beats = r >= hi  # of equal cards the later one counts higher
-        if beats.all():
-            old = hi >= 0
-            if old.any():
-                Of[(rb[old] + (self.o_high + hi[old])[:, None]).ravel()] = 0.0
-                Of[(rb[old] + self._pos_winning[self._winning[L[old]]]).ravel()] = 0.0
-            Of[rb + (self.o_high + r1)] = 1.0
-            Of[rb + self._pos_winning[s]] = 1.0
-            self._highest[L] = r
-            self._winning[L] = s
-        elif beats.any():
-            X, rX, sX, hX = L[beats], r[beats], s[beats], hi[beats]
-            rbX = rb[beats]
-            old = hX >= 0
-            if old.any():
-                Of[(rbX[old] + (self.o_high + hX[old])[:, None]).ravel()] = 0.0
-                Of[(rbX[old] + self._pos_winning[self._winning[X[old]]]).ravel()] = 0.0
-            Of[rbX + (self.o_high + rX)[:, None]] = 1.0
-            Of[rbX + self._pos_winning[sX]] = 1.0
+        X, rX, sX, hX, bX, relX = L, r, s, hi, base, relk
+        if not beats.all():
+            j = np.flatnonzero(beats)
+            X, rX, sX, hX, bX, relX = L[j], r[j], s[j], hi[j], base[j], relk[j]
+        if X.size:
+            # clear the old highest card and winning seat (when leading they are clear: rewrite the new ones)
+            had = hX >= 0
+            old_r = np.where(had, hX, rX)
+            old_w = np.where(had, self._winning.take(X), sX)
+            Of[bX + (self.o_high + old_r)[:, None]] = 0.0
+            Of[bX + (self._relk(old_w) + self.o_winning)] = 0.0
+            Of[bX + (self.o_high + rX)[:, None]] = 1.0
+            Of[bX + (relX + self.o_winning)] = 1.0
             self._highest[X] = rX
             self._winning[X] = sX
-        tl = self._trick_len[L] + 1
+        tl = self._trick_len.take(L) + 1
         self._trick_len[L] = tl
-        full = tl == self._n_active[L]
+        full = tl == self._n_active.take(L)
         if not full.all():
             C = L[~full]
             self._cp[C] = self._next_clockwise(C, s[~full], self._active)[0]
             if not full.any():
                 return
-            L = L[full]
-        # the trick is complete: clear it, count it for its winner
-        O = self._obs
-        w = self._winning[L]
-        O[L, :, self.o_trick : self.o_trick + NUM_RANKS * n] = 0.0
-        O[L, :, self.o_high : self.o_high + NUM_RANKS] = 0.0
-        O[L, :, self.o_winning : self.o_winning + n] = 0.0
+            L, base = L[full], base[full]
+        # the trick is complete: clear its cards, the highest one and the seat winning it; count it
+        w = self._winning.take(L)
+        relw = self._relk(w)
+        tr = self._trick_rank.take(L, axis=0)  # [k, seat]; -1 for seats out of play (clear their rank 0: it is 0)
+        Of[base[:, None, :] + (self._rel_r_trick + np.maximum(tr, 0)[:, :, None])] = 0.0
+        Of[base + (self.o_high + self._highest.take(L))[:, None]] = 0.0
+        Of[base + (relw + self.o_winning)] = 0.0
         self._trick_len[L] = 0
+        self._trick_rank[L] = -1
         self._highest[L] = -1
         self._winning[L] = -1
-        won = self._won[L, w] + 1
-        self._won[L, w] = won
-        self._put_seat(L, self._pos_won[w], won)
-        tn = self._trick_no[L] + 1
+        lw = L * n + w
+        won = self._wonf.take(lw) + 1
+        self._wonf[lw] = won
+        Of[base + (relw + self.o_won)] = won[:, None]
+        tn = self._trick_no.take(L) + 1
         self._trick_no[L] = tn
         last = tn == TRICKS
         if last.any():
             self._settle(L[last], w[last])
             if last.all():
                 return
-            L, w = L[~last], w[~last]
-        self._put_seat(L, self._pos_leader[self._leader[L]], 0.0)
-        self._put_seat(L, self._pos_leader[w], 1.0)
+            go = ~last
+            L, w, base, relw = L[go], w[go], base[go], relw[go]
+        Of[base + (self._relk(self._leader.take(L)) + self.o_leader)] = 0.0
+        Of[base + (relw + self.o_leader)] = 1.0
         self._leader[L] = w
         self._cp[L] = w
 
     # ---- the end of a deal ------------------------------------------------------------------------
     def _settle(self, L: np.ndarray, w: np.ndarray) -> None:
         """The fifth-trick winner takes the pot after the other knockers pay in what it held."""
-        held = self._pot[L].copy()
-        payers = self._active[L] & (self._seats[None, :] != w[:, None])
+        held = self._pot.take(L)
+        payers = self._active.take(L, axis=0) & (self._seats[None, :] != w[:, None])
         self._net[L] -= held[:, None] * payers
-        self._pot[L] = held * (1 + payers.sum(axis=1))
-        self._win(L, w, held if self.payments_stay else self._pot[L].copy())
+        self._pot[L] = held * (1 + payers.sum(axis=1))  # integral chips: the same as paying in one by one
+        self._q_win.append((L, w, held if self.payments_stay else self._pot.take(L)))
 
-    def _win(self, L: np.ndarray, w: np.ndarray, take: np.ndarray) -> None:
-        self._net[L, w] += take
-        self._pot[L] -= take
-        self._winner[L] = w
-        self._pot_won[L] = take
-        self._end(L, truncated=False)
-
-    def _void_deal(self, L: np.ndarray) -> None:
+    def _transitions(self) -> None:
+        """Run the transitions the moves of this step queued, each once for all its lanes: the end
+        of bidding, the start of tricks, void deals (redeal or truncate), pots won, the ends of
+        episodes and (auto-reset) new episodes; then one deal for every lane that needs one."""
         n = self.num_players
-        trunc = self._deals[L] >= self.max_deals
-        if trunc.any():
-            T = L[trunc]
-            self._net[T] += (self._pot[T] / n)[:, None]
-            self._pot[T] = 0.0
-            self._end(T, truncated=True)
-            L = L[~trunc]
-            if L.size == 0:
-                return
-        if self.ante_on_redeal:
-            self._net[L] -= self.ante
-            self._pot[L] += self.ante * n
-        decks = np.array([self.rngs[lane].permutation(DECK_SIZE) for lane in L.tolist()], dtype=np.int64)
-        self._deal(L, decks, (self._dealer[L] + 1) % n)
-
-    def _end(self, L: np.ndarray, truncated: bool) -> None:
-        self._set_phase(L, OVER)
-        self._put_chips(L)
-        self.rewards[L] = self._net[L]
-        self.carry[L] = self._pot[L]
-        self._ended_truncated[L] = truncated
-        self._ended.append(L)
-
-    def _finish(self, E: np.ndarray) -> None:
-        """Flags for the lanes whose episode ended in this step; auto-reset them."""
-        trunc = self._ended_truncated[E]
-        self.terminal[E] = ~trunc
-        self.truncated[E] = trunc
-        if not self.autoreset:
+        if self._q_bidding:
+            self._after_bidding(_cat(self._q_bidding))
+        if self._q_play:
+            self._start_play(_cat(self._q_play))
+        ended, ended_trunc = [], []
+        redeal = None
+        if self._q_void:
+            V = _cat(self._q_void)
+            trunc = self._deals.take(V) >= self.max_deals
+            if trunc.any():  # max_deals void deals: the pot is shared out
+                T = V[trunc]
+                self._net[T] += (self._pot.take(T) / n)[:, None]
+                self._pot[T] = 0.0
+                ended.append(T)
+                ended_trunc.append(np.ones(len(T), dtype=bool))
+                V = V[~trunc]
+            if V.size:
+                redeal = V
+                if self.ante_on_redeal:
+                    self._net[V] -= self.ante
+                    self._pot[V] += self.ante * n
+        if self._q_win:
+            W = _cat([q[0] for q in self._q_win])
+            w = _cat([q[1] for q in self._q_win])
+            take = _cat([q[2] for q in self._q_win])
+            self._net.reshape(-1)[W * n + w] += take
+            self._pot[W] -= take
+            self._winner[W] = w
+            self._pot_won[W] = take
+            ended.append(W)
+            ended_trunc.append(np.zeros(len(W), dtype=bool))
+        self._clear_queues()
+        E = None
+        if ended:
+            E, tr = _cat(ended), _cat(ended_trunc)
+            order = np.argsort(E)
+            E, tr = E[order], tr[order]
+            self._end(E, tr)
+        new = E if E is not None and self.autoreset else None
+        if redeal is None and new is None:
             return
-        self._final = {
-            "lanes": E,
-            "seat": self._cp[E].copy(),
-            "obs": self._obs[E].copy(),
-            "known": self._kn[E].copy(),
-            "info": self._info_of(E),
-        }
-        r = self.rewards[E].copy()
-        self.reset(lanes=E)
-        self.terminal[E] = ~trunc
-        self.truncated[E] = trunc
-        self.rewards[E] = r
+        if new is not None:
+            self._final = {
+                "lanes": E,
+                "seat": self._cp.take(E),
+                "obs": self._obs.take(E, axis=0),
+                "known": self._kn.take(E, axis=0),
+                "info": self._info_of(E),
+            }
+            self._new_episode(E)
+        if redeal is None:
+            dealers, decks = self._draw(new, True, True)
+            self._deal(new, decks, dealers)
+            return
+        _, decks = self._draw(redeal, False, True)
+        dealers = (self._dealer.take(redeal) + 1) % n  # the next dealer deals again
+        if new is not None:
+            new_dealers, new_decks = self._draw(new, True, True)
+            redeal = np.concatenate((redeal, new))
+            decks = np.concatenate((decks, new_decks))
+            dealers = np.concatenate((dealers, new_dealers))
+        self._deal(redeal, decks, dealers)
+
+    def _end(self, E: np.ndarray, truncated: np.ndarray) -> None:
+        base, sor, Of = self._base(E), self._seat_of_rel, self._of
+        self._set_phase(E, OVER, base)
+        b3 = base[:, :, None] + self._seats  # [k, viewer, rel]
+        Of[b3 + self.o_net] = self._net.take(E, axis=0)[:, sor]
+        Of[b3 + self.o_stake] = self._stake.take(E, axis=0)[:, sor]
+        Of[base + self.o_pot] = self._pot.take(E)[:, None]
+        self.rewards[E] = self._net[E]
+        self.carry[E] = self._pot[E]
+        self._ended_truncated[E] = truncated
+        self.terminal[E] = ~truncated
+        self.truncated[E] = truncated
 
     # ---- views ----------------------------------------------------------------------------------
-    @staticmethod
-    def _unseen_of(known: np.ndarray) -> np.ndarray:
-        """``unseen`` bits from located copies per rank: bit 2r is set while a copy of r is
-        unseen, bit 2r + 1 while both are (the scalar ``_learn`` clears the high bit first)."""
-        u = np.empty((*known.shape[:-1], DECK_SIZE), dtype=np.int8)
-        np.less(known, 2, out=u[..., 0::2], casting="unsafe")
-        np.less(known, 1, out=u[..., 1::2], casting="unsafe")
-        return u
-
-    def _gather_rows(self, seats, lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _rows(self, seats, lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if lanes is None:
             L = self._all
             seats = self._cp if seats is None else np.asarray(seats, dtype=np.int64)
         else:
             L = self._lanes(lanes)
-            seats = self._cp[L] if seats is None else np.asarray(seats, dtype=np.int64)
+            seats = self._cp.take(L) if seats is None else np.asarray(seats, dtype=np.int64)
         return L, seats, L * self.num_players + seats
 
     def observe(self, seats=None, lanes=None) -> np.ndarray:
         """``[k, S]`` float32 observations of ``seats`` (one seat per lane; default: the seats on
         move) in ``lanes`` (default all): a fresh array."""
-        L, seats, rows = self._gather_rows(seats, lanes)
-        out = np.take(self._obs.reshape(-1, self.obs_size), rows, axis=0)
-        live = self._phase[L] != OVER
-        rel = (self._cp[L] - seats) % self.num_players
-        if live.all():
-            out[np.arange(len(L)), self.o_to_move + rel] = 1.0
-        else:
-            out[np.flatnonzero(live), self.o_to_move + rel[live]] = 1.0
+        L, seats, rows = self._rows(seats, lanes)
+        out = self._obs.reshape(-1, self.obs_size).take(rows, axis=0)
+        live = np.flatnonzero(self._phase.take(L) != OVER)
+        rel = (self._cp.take(L[live]) - seats[live]) % self.num_players
+        out.reshape(-1)[live * self.obs_size + self.o_to_move + rel] = 1.0
         return out
 
     def observation(self) -> np.ndarray:
         """``[B, S]`` float32 observations of the seats on move (a fresh array)."""
-        out = np.take(self._obs.reshape(-1, self.obs_size), self._all * self.num_players + self._cp, axis=0)
+        out = self._obs.reshape(-1, self.obs_size).take(self._all_n + self._cp, axis=0)
         out[:, self.o_to_move] = self._phase != OVER
         return out
 
+    @staticmethod
+    def _unseen_of(known: np.ndarray) -> np.ndarray:
+        """``unseen`` bits from the copies located per rank: bit 2r is set while a copy of r is
+        unseen, bit 2r + 1 while both are (the scalar ``_learn`` clears the high bit first)."""
+        return _UNSEEN_PAIR.take(known).view(np.int8)
+
     def unseen(self, seats=None, lanes=None) -> np.ndarray:
         """``[k, 42]`` int8 ``unseen`` of ``seats`` (default: the seats on move) in ``lanes``."""
-        _, _, rows = self._gather_rows(seats, lanes)
-        return self._unseen_of(np.take(self._kn.reshape(-1, NUM_RANKS), rows, axis=0))
+        rows = self._rows(seats, lanes)[2]
+        return self._unseen_of(self._kn.reshape(-1, R).take(rows, axis=0))
 
     def observe_all(self) -> np.ndarray:
         """Every seat's observation, ``[B, n, S]`` (a copy)."""
@@ -987,18 +1070,18 @@ class BatchedFemkortskille:
         return L, self._final["obs"][j, seats], self._unseen_of(self._final["known"][j, seats])
 
     def _info_of(self, L: np.ndarray) -> dict[str, np.ndarray]:
-        n, k = self.num_players, len(L)
+        n = self.num_players
 
         def per_seat(x: np.ndarray) -> np.ndarray:
-            return np.broadcast_to(x[:, None], (k, n)).copy()
+            return np.repeat(x[:, None], n, axis=1)
 
         return {
-            "chips": self._net[L].copy(),
-            "pot": per_seat(self._pot[L]),
-            "knocked": self._knocked[L].copy(),
-            "pot_won": per_seat(self._pot_won[L]),
-            "winner": per_seat(self._winner[L]),
-            "deals": per_seat(self._deals[L]),
+            "chips": self._net.take(L, axis=0),
+            "pot": per_seat(self._pot.take(L)),
+            "knocked": self._knocked.take(L, axis=0),
+            "pot_won": per_seat(self._pot_won.take(L)),
+            "winner": per_seat(self._winner.take(L)),
+            "deals": per_seat(self._deals.take(L)),
         }
 
     def info(self) -> dict[str, np.ndarray]:
