@@ -55,6 +55,15 @@ mask and observations are already those of the new episode (PGX's convention).
 game ended, and ``final_info()`` their result fields. With ``autoreset=False`` a finished
 lane keeps its final state (mask all zeros) until ``reset(lanes=…)``.
 
+Results: ``info()`` gives the numeric result fields ``[B, 3]`` (``tricks``, ``deal_points``,
+``match_points``), ``contract``/``trump`` are per-lane codes, and ``lane_info(lane, seat)`` is
+``SproyteEngine.info(seat)`` with the names (``"nullo"``, ``"H"``).
+
+Speed: plain numpy (numba would be optional and is not needed for the target). At B = 1024 a
+step with mask, observation and ``unseen`` costs about 1.2 µs per lane of one core; what
+remains is mostly the observation gather (a fresh ``[B, S]`` float32 array), the scatters of
+the trick play, and the per-lane generator draws of auto-reset (each lane's own stream).
+
 Illegal actions: ``step`` checks every stepped lane first and raises
 :class:`BatchedIllegalActionError` (a ``ValueError``) naming the first bad lane, its seat,
 the action and the legal actions, before any lane is changed.
@@ -421,6 +430,7 @@ class BatchedSproyte:
         return self._mask.copy()
 
     def legal_actions(self, lane: int) -> list[int]:
+        """The legal action indices of one lane's seat on move (for messages and tests)."""
         if self._mask is None:
             self._mask = self._compute_mask()
         return np.flatnonzero(self._mask[lane]).tolist()
