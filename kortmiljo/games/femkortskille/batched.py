@@ -98,6 +98,7 @@ M_CHECK_BET, M_CALL_RAISE_FOLD, M_CALL_FOLD, M_AUKTION = 5, 6, 7, 8
 _BASE_ROW = np.zeros(NUM_PHASES, dtype=np.int64)
 _BASE_ROW[[BID, DECIDE, EXCHANGE, BETTING]] = [M_KNOCK_PASS_LURA, M_KNOCK_PASS, M_DONE, M_CHECK_BET]
 _RANKS = np.arange(R)
+_RANK_BITS = np.left_shift(1, _RANKS).astype(np.int64)
 # the two unseen bits of a rank by copies located (0, 1, 2), as one uint16 per rank: a take of the
 # located counts viewed as int8 is the 42-wide unseen vector (bit 2r clears last, as in ``_learn``)
 _UNSEEN_PAIR = np.array([[1, 1], [1, 0], [0, 0]], dtype=np.int8).view(np.uint16).reshape(3)
@@ -192,6 +193,7 @@ class BatchedFemkortskille:
         self._ptr = z(B, dtype=np.int64)
         self._hand = z((B, n, R), dtype=np.int8)
         self._kn = z((B, n, R), dtype=np.int8)
+        self._held = z((B, n), dtype=np.int64)  # bit r set while the seat holds a card of rank r (for the mask)
         self._status = z((B, n), dtype=np.int64)
         self._stake = z((B, n), dtype=np.int64)
         self._round_bet = z((B, n), dtype=np.int64)
@@ -227,7 +229,7 @@ class BatchedFemkortskille:
         self._obs = z((B, n, S), dtype=np.float32)
         # flat views for scatters and gathers by computed index (cheaper than multi-axis fancy indexing)
         self._of = self._obs.reshape(-1)
-        self._hf, self._knf = self._hand.reshape(-1), self._kn.reshape(-1)
+        self._hf, self._knf, self._heldf = self._hand.reshape(-1), self._kn.reshape(-1), self._held.reshape(-1)
         self._stf, self._stakef, self._netf = self._status.reshape(-1), self._stake.reshape(-1), self._net.reshape(-1)
         self._rbf, self._wonf, self._trf = (
             self._round_bet.reshape(-1),
@@ -414,6 +416,7 @@ class BatchedFemkortskille:
             hf[rows + ranks[:, :, j]] += 1
         self._hand[L] = h
         self._kn[L] = h
+        self._held[L] = ((h > 0) * _RANK_BITS).sum(axis=2)
         self._ptr[L] = HAND_SIZE * n
         self._status[L] = TO_SPEAK
         self._stake[L] = 0
@@ -465,20 +468,23 @@ class BatchedFemkortskille:
                 row[bet] = np.where(self._raises[bet] < MAX_RAISES, M_CALL_RAISE_FOLD, M_CALL_FOLD)
         mask = self._mask_table.take(row, axis=0)
         play = ph == PLAY
-        if play.any():  # computed for every lane (cheaper than selecting), kept where tricks are played
-            held = self._hand.reshape(-1, R).take(self._all_n + cp, axis=0) > 0
-            higher = held & (_RANKS[None, :] > self._highest[:, None])  # highest = -1 when leading
-            held &= play[:, None]
-            higher &= play[:, None]
-            mask[:, PLAY0 : PLAY0 + R] = np.where(higher.any(axis=1)[:, None], higher, held)
+        if play.any():  # as rank bit sets, for every lane (cheaper than selecting), zero where no trick is played
+            held = self._heldf.take(self._all_n + cp) * play
+            higher = held & -np.left_shift(1, self._highest + 1)  # ranks above the highest (all when leading)
+            mask[:, PLAY0 : PLAY0 + R] = self._rank_columns(np.where(higher != 0, higher, held))
         if self.poker:
             E = np.flatnonzero(ph == EXCHANGE)
             if E.size:
                 pend = self._pending[E]
                 E = E[(pend < MAX_DISCARDS) & (DECK_SIZE - self._ptr[E] > pend)]
-                held = self._hand.reshape(-1, R).take(E * n + cp.take(E), axis=0) > 0
+                held = self._rank_columns(self._heldf.take(E * n + cp.take(E)))
                 mask.reshape(-1)[(E * self.num_actions + self.A_DISCARD0)[:, None] + _RANKS] = held
         return mask
+
+    @staticmethod
+    def _rank_columns(bits: np.ndarray) -> np.ndarray:
+        """``[k]`` rank bit sets -> ``[k, 21]`` 0/1 columns."""
+        return np.unpackbits(bits.astype("<i8").view(np.uint8).reshape(-1, 8), axis=1, count=R, bitorder="little")
 
     def legal_mask(self) -> np.ndarray:
         """``[B, A]`` int8 legal actions of the seat on move (all 0 where the episode is over)."""
@@ -729,6 +735,7 @@ class BatchedFemkortskille:
             idx = ls * R + r
             held = self._hf.take(idx) + add
             self._hf[idx] = held
+            self._heldf[ls] |= add.astype(np.int64) << r
             self._knf[idx] += add
             Of[base + (self.o_hand + r)] = held  # each viewer's own hand
         self._ptr[G] = ptr + EXTRA_CARDS * count
@@ -751,6 +758,7 @@ class BatchedFemkortskille:
             hidx = ls * R + r
             left = self._hf.take(hidx) - 1
             self._hf[hidx] = left
+            self._heldf[ls] &= ~((left == 0).astype(np.int64) << r)
             Of[ls * S + (self.o_hand + r)] = left
             Of[ls * S + (self.o_odisc + r)] += 1.0
             pend = self._pending.take(D) + 1
@@ -767,9 +775,11 @@ class BatchedFemkortskille:
             m = pend > j
             if not m.any():
                 break
-            idx = ls[m] * R + (deck.take(L[m] * DECK_SIZE + ptr[m] + j) >> 1)
+            r = deck.take(L[m] * DECK_SIZE + ptr[m] + j) >> 1
+            idx = ls[m] * R + r
             self._hf[idx] += 1
             self._knf[idx] += 1
+            self._heldf[ls[m]] |= np.left_shift(1, r)
         self._obs[L, s, self.o_hand : self.o_hand + R] = self._hand.reshape(-1, R).take(ls, axis=0)
         self._ptr[L] = ptr + pend
         self._put_stock(L)
@@ -851,6 +861,7 @@ class BatchedFemkortskille:
         hidx = ls * R + r
         left = self._hf.take(hidx) - 1
         self._hf[hidx] = left
+        self._heldf[ls] &= ~((left == 0).astype(np.int64) << r)
         Of[ls * S + (self.o_hand + r)] = left
         base, relk = self._base(L), self._relk(s)
         r1 = r[:, None]
