@@ -98,7 +98,6 @@ M_CHECK_BET, M_CALL_RAISE_FOLD, M_CALL_FOLD, M_AUKTION = 5, 6, 7, 8
 _BASE_ROW = np.zeros(NUM_PHASES, dtype=np.int64)
 _BASE_ROW[[BID, DECIDE, EXCHANGE, BETTING]] = [M_KNOCK_PASS_LURA, M_KNOCK_PASS, M_DONE, M_CHECK_BET]
 _RANKS = np.arange(R)
-_RANK_BITS = np.left_shift(1, _RANKS).astype(np.int64)
 # the two unseen bits of a rank by copies located (0, 1, 2), as one uint16 per rank: a take of the
 # located counts viewed as int8 is the 42-wide unseen vector (bit 2r clears last, as in ``_learn``)
 _UNSEEN_PAIR = np.array([[1, 1], [1, 0], [0, 0]], dtype=np.int8).view(np.uint16).reshape(3)
@@ -416,7 +415,8 @@ class BatchedFemkortskille:
             hf[rows + ranks[:, :, j]] += 1
         self._hand[L] = h
         self._kn[L] = h
-        self._held[L] = ((h > 0) * _RANK_BITS).sum(axis=2)
+        bits = np.left_shift(1, ranks)
+        self._held[L] = bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2]
         self._ptr[L] = HAND_SIZE * n
         self._status[L] = TO_SPEAK
         self._stake[L] = 0
