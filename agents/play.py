@@ -105,12 +105,14 @@ def play(
     stdout.write(", ".join(f"player_{s} = {names[s]}" for s in others) + f"  (seed {seed})\n")
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     totals = [0.0] * n
+    infos: list[dict] = [{} for _ in range(n)]
     try:
         for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
+            obs, reward, term, trunc, info = env.last()
             s = seat_of[agent]
             totals[s] += float(reward)
             if term or trunc:
+                infos[s] = dict(info)
                 env.step(None)
                 continue
             if s == seat:
@@ -129,8 +131,7 @@ def play(
     stdout.write("result:\n")
     for s in range(n):
         who = "you" if s == seat else names[s]
-        info = env.unwrapped.infos.get(env.possible_agents[s], {})
-        fields = "  ".join(f"{k}={_fmt(v)}" for k, v in info.items())
+        fields = "  ".join(f"{k}={_fmt(v)}" for k, v in infos[s].items())
         stdout.write(f"  player_{s} ({who}): reward {totals[s]:+g}  {fields}\n")
     mine = totals[seat]
     verdict = (

@@ -81,6 +81,7 @@ class SearchPolicy(Policy):
         rollouts: int = 1,
         tie_break: str = "policy",
         confidence: float = 1.0,
+        score: str = "reward",
         max_rollout_steps: int = 20_000,
     ):
         super().__init__(engine, seed)
@@ -92,6 +93,9 @@ class SearchPolicy(Policy):
             raise ValueError(f"tie_break must be 'policy' or 'index', got {tie_break!r}")
         self.tie_break = tie_break
         self.confidence = float(confidence)
+        if score not in ("reward", "points"):
+            raise ValueError(f"score must be 'reward' or 'points', got {score!r}")
+        self.score = score
         self.max_rollout_steps = int(max_rollout_steps)
         self.rollout_policy = rollout_policy_for(engine, seed)
         self._fast = getattr(self.rollout_policy, "act_seat", None)
@@ -138,7 +142,8 @@ class SearchPolicy(Policy):
             worlds.append(world)
         if self._batch is not None:
             states = [world for world in worlds for _ in actions]
-            got = self._batch(states, seat, [a for _ in worlds for a in actions])
+            kw = {"score": self.score} if self.score != "reward" else {}
+            got = self._batch(states, seat, [a for _ in worlds for a in actions], **kw)
             if got is not None:  # deterministic rollouts: every repeat would give the same score
                 return np.repeat(got.reshape(W, len(actions)).T, R, axis=1)
         out = np.zeros((len(actions), W * R))

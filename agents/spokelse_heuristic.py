@@ -214,7 +214,9 @@ class SpokelseHeuristic(Policy):
         return worst - acc
 
     # ---- batched rollouts ---------------------------------------------------------------
-    def rollout_batch(self, states: list[Engine], seat: int, first_actions: list[int]) -> np.ndarray | None:
+    def rollout_batch(
+        self, states: list[Engine], seat: int, first_actions: list[int], score: str = "reward"
+    ) -> np.ndarray | None:
         """Play every ``states[j]`` to the end after ``first_actions[j]``, every seat by this
         heuristic, all at once; return ``seat``'s total reward from that action on, per row.
 
@@ -222,8 +224,10 @@ class SpokelseHeuristic(Policy):
         ``reward="win"`` or ``"points"``) are replayed on numpy arrays with a row axis, and the
         decisions are :meth:`decide` computed for all rows together in the same float order,
         so the results equal playing each state with :meth:`act_seat` on the engine (a test
-        checks it). Returns None for a match (``match_to``), where later rounds need the
-        engine's dealing; callers then roll out one by one.
+        checks it). ``score="points"`` returns the points margin instead, the mean of the
+        other seats' sums minus this seat's (what ``reward="points"`` pays), whatever the
+        configured reward. Returns None for a match (``match_to``), where later rounds need
+        the engine's dealing; callers then roll out one by one.
         """
         if not states:
             return np.zeros(0)
@@ -232,7 +236,9 @@ class SpokelseHeuristic(Policy):
         st = _Batch.pack(states, self.n)
         actions = np.asarray(first_actions, dtype=np.int64)
         live = np.arange(len(states))
-        win = states[0].config["reward"] == "win"
+        if score not in ("reward", "points"):
+            raise ValueError(f"score must be 'reward' or 'points', got {score!r}")
+        win = score == "reward" and states[0].config["reward"] == "win"
         out = np.zeros(len(states))
         for _ in range(100_000):
             if live.size == 0:

@@ -93,7 +93,9 @@ def wilson(wins: int, trials: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    lo = 0.0 if wins == 0 else max(0.0, centre - half)  # the bounds are exact at the extremes
+    hi = 1.0 if wins == trials else min(1.0, centre + half)
+    return (lo, hi)
 
 
 # ---- seating ------------------------------------------------------------------------
@@ -124,17 +126,18 @@ def play_game(env, policies: Sequence[Policy], seed: int | None = None, options:
     engine = env.unwrapped.engine
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     total = [0.0] * len(policies)
+    infos: list[dict] = [{} for _ in policies]
     for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
+        obs, reward, term, trunc, info = env.last()
         i = seat_of[agent]
         total[i] += float(reward)
         if term or trunc:
+            infos[i] = dict(info)
             action = None
         else:
             p = policies[i]
             action = p.act(obs, engine if p.needs_engine else None)
         env.step(action)
-    infos = [dict(env.unwrapped.infos.get(a, {})) for a in env.possible_agents]
     return total, infos
 
 

@@ -1,0 +1,154 @@
+"""Tournaments: the statistics, the seating scheme, the JSON shape, atomic writes and the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from agents import tournament as T
+
+from .common import GAMES
+
+AGENT_KEYS = {"mean_reward", "ci95", "win_rate", "win_ci95", "per_seat", "rating"}
+
+
+def test_mean_ci_is_student_t():
+    m, lo, hi = T.mean_ci([1.0, 2.0, 3.0, 4.0])
+    half = 3.182 * math.sqrt(5 / 3) / 2  # t(0.975, 3) * sd / sqrt(n)
+    assert m == 2.5
+    assert lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
+    assert T.mean_ci([0.5]) == (0.5, 0.5, 0.5)
+    assert T.mean_ci([1.0, 1.0, 1.0]) == (1.0, 1.0, 1.0)
+    # beyond the table the expansion approaches the normal quantile
+    assert T.t95(30) == 2.042 and T.t95(40) == pytest.approx(2.021, abs=1e-3)
+    assert T.t95(120) == pytest.approx(1.980, abs=1e-3) and T.t95(10**6) == pytest.approx(1.96, abs=1e-3)
+
+
+def test_wilson_interval():
+    lo, hi = T.wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = T.wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = T.wilson(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(0.7225, abs=1e-4)
+    assert T.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_seatings_rotate_every_agent_through_every_seat():
+    assert T.seatings(2, 2) == [[0, 1], [1, 0]]
+    assert T.seatings(2, 4) == [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    assert T.seatings(1, 3) == [[0, 0, 0]] * 3
+    for k, n in [(2, 3), (3, 3), (3, 2), (5, 3), (3, 4)]:
+        rot = T.seatings(k, n)
+        for a in range(k):
+            assert {s for r in rot for s in range(n) if r[s] == a} == set(range(n)), (k, n, a)
+
+
+def test_unique_names():
+    assert T.unique_names(["heuristic", "random", "heuristic"]) == ["heuristic#1", "random", "heuristic#2"]
+    assert T.unique_names(["a", "b"]) == ["a", "b"]
+
+
+def test_parse_config():
+    got = T.parse_config(
+        ["num_players=3", "jack_points=11", "match_to=none", "poker=true", "x=0.5", "q=5,4,3", "v=tretten"]
+    )
+    assert got == {
+        "num_players": 3,
+        "jack_points": 11,
+        "match_to": None,
+        "poker": True,
+        "x": 0.5,
+        "q": (5, 4, 3),
+        "v": "tretten",
+    }
+    with pytest.raises(ValueError):
+        T.parse_config(["oops"])
+
+
+def test_tournament_shape_and_duplicate_symmetry():
+    # two copies of one deterministic agent on duplicate deals: every deal is played both
+    # ways on the same cards, so their results are mirror images and both means are 0
+    r = T.run_tournament("spokelse", ["heuristic", "heuristic"], games=20, seed=3, progress=False)
+    assert set(r) == {"game", "config", "games", "agents", "seconds"}
+    assert r["game"] == "spokelse" and r["games"] == 20 and r["config"]["num_players"] == 2
+    assert list(r["agents"]) == ["heuristic#1", "heuristic#2"]
+    a, b = r["agents"]["heuristic#1"], r["agents"]["heuristic#2"]
+    for x in (a, b):
+        assert set(x) == AGENT_KEYS
+        assert x["mean_reward"] == pytest.approx(0.0)
+        assert x["ci95"][0] <= x["mean_reward"] <= x["ci95"][1]
+        assert set(x["per_seat"]) == {"player_0", "player_1"}
+        assert sum(s["games"] for s in x["per_seat"].values()) == 20
+        assert set(x["rating"]) == {"mu", "sigma", "ordinal"}
+    assert a["win_rate"] == pytest.approx(b["win_rate"])
+    assert a["per_seat"]["player_0"]["mean_reward"] == pytest.approx(b["per_seat"]["player_0"]["mean_reward"])
+    json.dumps(r)  # serializable as is
+
+
+def test_tournament_strength_and_ratings():
+    r = T.run_tournament("spokelse", ["heuristic", "random"], games=30, seed=0, progress=False)
+    h, rnd = r["agents"]["heuristic"], r["agents"]["random"]
+    assert h["mean_reward"] > 0.8 and rnd["mean_reward"] < -0.8
+    assert h["win_ci95"][0] > 0.8
+    assert h["rating"]["mu"] > rnd["rating"]["mu"]
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if g != "spokelse"])
+def test_tournament_other_games(game):
+    r = T.run_tournament(game, ["random", "heuristic"], games=2, seed=1, progress=False)
+    n = len(r["agents"]["random"]["per_seat"])
+    assert r["games"] == n  # rounded up to one deal: one game per rotation
+    assert set(r["agents"]["heuristic"]) == AGENT_KEYS
+
+
+def test_three_agents_in_a_two_player_game():
+    r = T.run_tournament("spokelse", ["random", "heuristic", "random"], games=3, seed=0, progress=False)
+    assert r["games"] == 3 and list(r["agents"]) == ["random#1", "heuristic", "random#2"]
+    for x in r["agents"].values():
+        assert sum(s["games"] for s in x["per_seat"].values()) == 2
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path):
+    path = tmp_path / "out" / "r.json"
+    T.atomic_write(str(path), "first")
+    assert path.read_text() == "first"
+
+    with pytest.raises(TypeError):
+        T.atomic_write(str(path), 12345)  # cannot be written: the old file stays whole
+    assert path.read_text() == "first"
+    assert os.listdir(path.parent) == ["r.json"]
+
+
+def test_eval_main_writes_json_and_chart(tmp_path, capsys):
+    out, png = tmp_path / "r.json", tmp_path / "c.png"
+    argv = ["spokelse", "--agents", "heuristic", "random", "--games", "6", "--seed", "2", "--config", "num_players=2"]
+    rc = T.main([*argv, "--out", str(out), "--plot", str(png), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "heuristic" in text and "95% CI" in text and "win rate" in text
+    data = json.loads(out.read_text())
+    assert set(data) == {"game", "config", "games", "agents", "seconds"} and data["games"] == 6
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(os.listdir(tmp_path)) == ["c.png", "r.json"]
+
+
+def test_eval_main_reports_bad_input(capsys):
+    assert T.main(["spokelse", "--agents", "nobody", "--games", "2", "--no-progress"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+    assert T.main(["spokelse", "--agents", "random", "--config", "num_players=9", "--no-progress"]) == 2
+
+
+def test_eval_cli_smoke(tmp_path):
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "-m", "kortmiljo", "eval", "spokelse", "--agents", "random", "heuristic"]
+    cmd += ["--games", "4", "--out", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "heuristic" in proc.stdout
+    assert json.loads(out.read_text())["games"] == 4
