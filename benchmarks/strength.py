@@ -1,0 +1,139 @@
+"""Playing strength: the round robin random / heuristic / search in every game.
+
+For every available game in its default configuration, each pair of the three baselines
+plays a duplicate-deal tournament (:func:`agents.tournament.run_tournament`: every deal in
+every seat rotation). The table gives, per pairing, each side's mean reward per game with
+its 95 % confidence interval, the games played and the time; below it the search's cost
+per decision (wall clock and CPU time: on a shared machine the CPU time is the steadier
+figure of what one core needs).
+
+Results go to ``results/strength.json`` (written atomically). Sizes are per pairing:
+``--games`` for random vs heuristic, ``--search-games`` for the pairings with search,
+which costs tens of milliseconds per decision. The defaults finish in a few minutes on
+one core; scale them up for publishable intervals.
+
+Usage: ``python benchmarks/strength.py [--games 200] [--search-games 24] [--seed 0]
+[--games-only spokelse ...] [--out results/strength.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from itertools import combinations
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from agents.base import Policy  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.tournament import atomic_write, run_tournament  # noqa: E402
+from kortmiljo.registry import available_games  # noqa: E402
+
+AGENTS = ("random", "heuristic", "search")
+
+
+class Timed(Policy):
+    """Delegates to a policy and times its decisions (those with more than one legal action)."""
+
+    def __init__(self, inner: Policy, name: str):
+        self.inner, self.name = inner, name
+        self.needs_engine = inner.needs_engine
+        self.decisions, self.wall, self.cpu = 0, 0.0, 0.0
+
+    def act(self, obs, engine=None):
+        if obs["action_mask"].sum() <= 1:
+            return self.inner.act(obs, engine)
+        w, c = time.perf_counter(), time.process_time()
+        a = self.inner.act(obs, engine)
+        self.wall += time.perf_counter() - w
+        self.cpu += time.process_time() - c
+        self.decisions += 1
+        return a
+
+
+def strength(games: list[str], n_games: int, n_search: int, seed: int, progress: bool) -> dict:
+    out: dict = {"seed": seed, "games_per_pairing": n_games, "search_games_per_pairing": n_search, "games": {}}
+    t0 = time.perf_counter()
+    for game in games:
+        rows = []
+        timers: list[Timed] = []
+        for a, b in combinations(AGENTS, 2):
+            n = n_search if "search" in (a, b) else n_games
+            pols = []
+            for j, spec in enumerate((a, b)):
+                p = Timed(make_agent(spec, game, {}, seed=seed * 1009 + j), spec)
+                pols.append(p)
+                if spec == "search":
+                    timers.append(p)
+            r = run_tournament(game, pols, n, seed=seed, progress=progress)
+            rows.append(
+                {
+                    "agents": [a, b],
+                    "games": r["games"],
+                    "seconds": r["seconds"],
+                    "results": r["agents"],
+                }
+            )
+            print(format_row(game, rows[-1]), flush=True)
+        decisions = sum(t.decisions for t in timers)
+        out["games"][game] = {
+            "config": r["config"],
+            "pairings": rows,
+            "search": {
+                "worlds": timers[0].inner.worlds if timers else None,
+                "decisions": decisions,
+                "ms_per_decision_wall": 1000 * sum(t.wall for t in timers) / max(decisions, 1),
+                "ms_per_decision_cpu": 1000 * sum(t.cpu for t in timers) / max(decisions, 1),
+            },
+        }
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def format_row(game: str, row: dict) -> str:
+    a, b = row["agents"]
+    cells = []
+    for name in (a, b):
+        r = row["results"][name]
+        half = (r["ci95"][1] - r["ci95"][0]) / 2
+        cells.append(f"{name} {r['mean_reward']:+.3f} ± {half:.3f} (wins {r['win_rate']:.2f})")
+    return f"{game:14} {a + ' vs ' + b:22} {row['games']:6d} games {row['seconds']:7.1f} s   " + "   ".join(cells)
+
+
+def format_table(result: dict) -> str:
+    lines = [f"{'game':14} {'pairing':22} {'games':>6}       {'time':>7}     mean reward per game ± 95% CI"]
+    for game, g in result["games"].items():
+        for row in g["pairings"]:
+            lines.append(format_row(game, row))
+        s = g["search"]
+        lines.append(
+            f"{'':14} search_v0 ({s['worlds']} worlds): {s['ms_per_decision_wall']:.1f} ms per decision wall, "
+            f"{s['ms_per_decision_cpu']:.1f} ms CPU, over {s['decisions']} decisions"
+        )
+    lines.append(f"total {result['seconds']:.0f} s")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=200, help="games per pairing without search (default 200)")
+    p.add_argument("--search-games", type=int, default=24, help="games per pairing with search (default 24)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games-only", nargs="*", default=None, metavar="GAME", help="restrict to these games")
+    p.add_argument("--out", default=os.path.join("results", "strength.json"))
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    games = [g for g in available_games() if args.games_only is None or g in args.games_only]
+    result = strength(games, args.games, args.search_games, args.seed, not args.no_progress)
+    print()
+    print(format_table(result))
+    atomic_write(args.out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
