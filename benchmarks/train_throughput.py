@@ -10,8 +10,10 @@ opponents drawn per episode from random and heuristic):
 
 Each row: one warm-up update, then ``--updates`` rollout+update cycles timed (learner
 decisions / wall second, PPO updates included), median of ``--repeats``; also the
-collection-only rate (rollout without the update). Rows alternate so drifting load on a
-shared machine hits them alike.
+collection-only rate (rollout without the update) and the seconds of PPO update per
+rollout. The update is the same work in every row, so it caps the speed-up any env can
+give (printed as the ceiling). Rows alternate so drifting load on a shared machine hits
+them alike.
 
 Usage: ``python benchmarks/train_throughput.py [--game spokelse] [--updates 3] [--repeats 3]``
 """
@@ -107,16 +109,37 @@ def main(argv: list[str] | None = None) -> int:
         for name, kind, lanes in rows:
             got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout))
     base = statistics.median(x[0] for x in got[rows[0][0]])
-    print(f"{'MaskablePPO on ' + args.game:44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9}")
+    print(
+        f"{'MaskablePPO on ' + args.game:44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9} {'update s':>9}"
+    )
     out = []
+    updates = []
     for name, kind, lanes in rows:
         sps = statistics.median(x[0] for x in got[name])
         col = statistics.median(x[1] for x in got[name])
-        print(f"{name:44} {sps:12,.0f} {col:13,.0f} {sps / base:8.2f}×")
-        out.append({"row": name, "kind": kind, "lanes": lanes, "env_steps_per_s": sps, "collect_steps_per_s": col})
+        upd = args.rollout / sps - args.rollout / col  # seconds of PPO update per rollout
+        updates.append(upd)
+        print(f"{name:44} {sps:12,.0f} {col:13,.0f} {sps / base:8.2f}× {upd:9.3f}")
+        out.append(
+            {
+                "row": name,
+                "kind": kind,
+                "lanes": lanes,
+                "env_steps_per_s": sps,
+                "collect_steps_per_s": col,
+                "update_s": upd,
+            }
+        )
+    # Amdahl: the PPO update (same work in every row) caps what any env speed can give
+    ceiling = args.rollout / statistics.median(updates)
+    print(f"\nceiling with an env that costs nothing: {ceiling:,.0f} env-steps/s = {ceiling / base:.2f}× the dummy row")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"game": args.game, "updates": args.updates, "repeats": args.repeats, "rows": out}, f, indent=2)
+        json.dump(
+            {"game": args.game, "updates": args.updates, "repeats": args.repeats, "ceiling": ceiling, "rows": out},
+            f,
+            indent=2,
+        )
     print(f"\nwritten to {args.json}")
     return 0
 

@@ -67,7 +67,9 @@ class BatchedEngine(Protocol):
     ``num_players``, ``num_actions``, ``obs_size``, ``rngs`` (one generator per lane, used exactly
     as the scalar engine's ``new_episode(rng)`` uses its ``rng``), and per lane
     ``current_player [B]``, ``rewards [B, n]`` (of the last ``step``), ``terminal [B]`` (and
-    optionally ``truncated [B]``).
+    optionally ``truncated [B]``). The vector env builds it with ``autoreset=False``: a finished
+    lane keeps its final state until ``reset(lanes=…)``. Optional: ``new_session(lanes)``, to
+    forget state carried between episodes (a pot) on a seeded reset, as ``Engine.new_session``.
     """
 
     spec: Engine
@@ -101,7 +103,8 @@ class BatchedEngine(Protocol):
         """``[k, deck width]`` int8 ``unseen`` of ``seats`` in ``lanes``."""
 
     def info(self) -> dict[str, np.ndarray]:
-        """End-of-episode result fields, each ``[B, n]`` (valid where the game is over)."""
+        """End-of-episode result fields, each ``[B, n]`` (valid where the game is over); object
+        arrays for fields that are not numbers (a contract, a suit)."""
 
 
 def batched_engine_class(game: str) -> type:
@@ -403,7 +406,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
                 s = int(seats[i])
                 info = infos[i]
                 for k, v in res.items():
-                    info[k] = float(v[i, s])
+                    x = v[i, s]
+                    info[k] = x.item() if isinstance(x, np.generic) else x
                 info["game_reward"] = float(game_r[i])
                 info["game_return"] = float(self._game_return[i])
                 info["decisions"] = int(self._decisions[i])
