@@ -49,7 +49,8 @@ def make_agent(spec: str, game: str, config: dict | None = None, seed: int | Non
     name = _ALIASES.get(spec, spec)
     target = _REGISTRY.get(game, {}).get(name)
     if target is None:
-        known = ["random", *sorted(_REGISTRY.get(game, {})), *[a for a, t in _ALIASES.items() if t in _REGISTRY.get(game, {})], "ppo:PATH"]
+        names = _REGISTRY.get(game, {})
+        known = ["random", *sorted(names), *[a for a, t in _ALIASES.items() if t in names], "ppo:PATH"]
         raise ValueError(f"unknown agent {spec!r} for {game}; available: {', '.join(known)}")
     mod, cls = target.split(":")
     factory: Callable[..., Policy] = getattr(import_module(mod), cls)
