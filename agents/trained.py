@@ -71,7 +71,11 @@ def check_compatible(cfg: dict, engine: Engine, where: str) -> None:
     """Raise ValueError if a model configuration does not fit the engine's game and configuration."""
     if cfg.get("game") != engine.NAME:
         raise ValueError(f"{where} was trained for {cfg.get('game')!r}, not {engine.NAME!r}")
-    theirs, ours = _normal(cfg.get("env_config", {})), _normal(engine.config)
+    ours = _normal(engine.config)
+    theirs = _normal(cfg.get("env_config", {}))
+    # an option added after the model was trained is absent from its config: it had the default then
+    defaults = _normal({k: opt.default for k, opt in engine.OPTIONS.items()})
+    theirs = {**{k: v for k, v in defaults.items() if k not in theirs}, **theirs}
     if theirs != ours:
         diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
         detail = ", ".join(f"{k}: model {theirs.get(k)!r} vs requested {ours.get(k)!r}" for k in diff)

@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="potential-based reward shaping (auto: the game's built-in potential)",
     )
     m.add_argument("--shaping-scale", type=float, default=0.1)
+    m.add_argument(
+        "--reward-scale", type=float, default=1.0, help="multiply the rewards PPO sees (e.g. 0.2 for chip rewards)"
+    )
     o = p.add_argument_group("opponents and self-play")
     o.add_argument(
         "--opponents",
@@ -303,7 +306,7 @@ class Trainer:
         return OpponentPool(self.engine, baselines, self.args.self_play_prob, self.args.pool_size, self.include_unseen)
 
     def build_env(self):
-        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
         from kortmiljo.env.training import SingleSeatEnv
         from kortmiljo.env.vector import BatchedSingleSeatVecEnv, choose_vec
@@ -317,7 +320,8 @@ class Trainer:
             self.pool = None
         if vec == "native":
             try:
-                return VecMonitor(
+                self.vec_kind = "native"
+                return self._wrap(
                     BatchedSingleSeatVecEnv(
                         self.game, self.config, a.n_envs, self.pool, include_unseen=self.include_unseen,
                         shaping=shaping, shaping_scale=a.shaping_scale, gamma=a.gamma, seed=a.seed * 1000,
@@ -340,6 +344,14 @@ class Trainer:
 
         fns = [make(i) for i in range(a.n_envs)]
         venv = DummyVecEnv(fns) if vec == "dummy" else SubprocVecEnv(fns, start_method="fork")
+        self.vec_kind = vec
+        return self._wrap(venv)
+
+    def _wrap(self, venv):
+        from stable_baselines3.common.vec_env import VecMonitor
+
+        if self.args.reward_scale != 1.0:
+            venv = VecRewardScale(venv, self.args.reward_scale)
         return VecMonitor(venv)
 
     def add_snapshot(self, name: str, save: bool = True) -> None:
@@ -650,8 +662,11 @@ class Trainer:
 
         p = resolve_model_path(path)
         cfg = read_model_config(p)
-        if cfg is not None:
-            check_compatible(cfg, self.engine, str(p))
+        try:
+            if cfg is not None:
+                check_compatible(cfg, self.engine, str(p))
+        except ValueError as err:
+            raise SystemExit(f"kortmiljo train: --init: {err}") from err
         src = MaskablePPO.load(str(p), device="cpu")
         try:
             self.model.policy.load_state_dict(src.policy.state_dict())
@@ -697,6 +712,8 @@ class Trainer:
             "updates": self.state["updates"],
             "wall_clock_s": round(self.elapsed(), 1),
             "phases": ph,
+            "vec_env": getattr(self, "vec_kind", None),
+            "n_envs": a.n_envs,
             "ppo_env_steps_per_s": round(ph.get("ppo_steps", 0) / ph["ppo_s"], 1) if ph.get("ppo_s") else None,
             "behaviour_cloning": self.state["bc"],
             "best": self.state["best"],
@@ -720,6 +737,21 @@ class Trainer:
         )
         self.venv.close()
         return report
+
+
+def VecRewardScale(venv, scale: float):
+    """``venv`` with its rewards multiplied by ``scale`` (infos, and so the game returns, untouched)."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class _Scale(VecEnvWrapper):
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            obs, rewards, dones, infos = self.venv.step_wait()
+            return obs, rewards * scale, dones, infos
+
+    return _Scale(venv)
 
 
 class _ScaledPotential:
