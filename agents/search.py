@@ -82,6 +82,7 @@ class SearchPolicy(Policy):
         tie_break: str = "policy",
         confidence: float = 1.0,
         score: str = "reward",
+        belief: bool = True,
         max_rollout_steps: int = 20_000,
     ):
         super().__init__(engine, seed)
@@ -101,6 +102,8 @@ class SearchPolicy(Policy):
         self._fast = getattr(self.rollout_policy, "act_seat", None)
         self._is_random = isinstance(self.rollout_policy, RandomPolicy)
         self._batch = getattr(self.rollout_policy, "rollout_batch", None)
+        sampler = getattr(self.rollout_policy, "sample_world", None) if belief else None
+        self._sample = sampler or (lambda engine, seat, rng: engine.resample(seat, rng))
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
 
     def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
@@ -137,7 +140,7 @@ class SearchPolicy(Policy):
         seeds = self.rng.integers(2**63, size=(W, 1 + R))
         worlds = []
         for w in range(W):
-            world = engine.resample(seat, np.random.default_rng(int(seeds[w, 0])))
+            world = self._sample(engine, seat, np.random.default_rng(int(seeds[w, 0])))
             world.rng = np.random.default_rng(int(seeds[w, 1]))  # later deals: our own stream
             worlds.append(world)
         if self._batch is not None:

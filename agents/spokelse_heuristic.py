@@ -213,6 +213,41 @@ class SpokelseHeuristic(Policy):
                 acc += q * (worst - p)
         return worst - acc
 
+    # ---- a belief model for search ---------------------------------------------------------
+    # How strongly the other players' face-down slots lean to low cards, by the share of the
+    # stock left: calibrated on heuristic self-play, where those slots average 1.5 (start) to
+    # 4.4 (mid round) points below the mean unseen card and the stock as much above it.
+    _TILT_AT = (0.0, 0.2, 0.6, 0.8, 1.0)
+    _TILT = (1.0, 0.7, 0.6, 0.5, 0.15)
+
+    def sample_world(self, engine: Engine, seat: int, rng: np.random.Generator) -> Engine:
+        """``engine.resample(seat, rng)``, then the cards in the other players' non-public slots
+        and in the stock redealt between them with weights ``exp(-lambda * points)`` for the
+        slots: players keep their low cards, so a uniform redeal puts good cards into the
+        stock that are really in their hands (and makes drawing look better, and their sums
+        worse, than they are). Reads nothing but the resampled copy and public flags."""
+        world = engine.resample(seat, rng)
+        if world.phase == Phase.OVER or not world.stock:
+            return world
+        places = [
+            (o, i) for o in range(self.n) if o != seat for i in range(world.num_slots) if not world.public[o][i]
+        ]
+        if not places:
+            return world
+        pool = sorted([world.slots[o][i] for o, i in places] + world.stock)
+        lam = float(np.interp(len(world.stock) / self.stock_start, self._TILT_AT, self._TILT))
+        keys = np.log(rng.random(len(pool))) * np.exp(lam * self.points[pool])  # Efraimidis–Spirakis
+        order = np.argsort(-keys, kind="stable")
+        chosen = [pool[j] for j in order[: len(places)]]
+        rest = [pool[j] for j in order[len(places) :]]
+        for (o, i), c in zip(places, [chosen[j] for j in rng.permutation(len(chosen))], strict=True):
+            world.slots[o][i] = c
+        world.stock = [rest[j] for j in rng.permutation(len(rest))]
+        for v in range(self.n):
+            world._unseen[v] = world.reference_unseen(v)
+        world._refresh()
+        return world
+
     # ---- batched rollouts ---------------------------------------------------------------
     def rollout_batch(
         self, states: list[Engine], seat: int, first_actions: list[int], score: str = "reward"
