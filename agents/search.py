@@ -45,7 +45,7 @@ from kortmiljo.core.engine import Engine
 from .base import Policy, RandomPolicy
 
 # worlds per decision by game: sized to ~20–50 ms per decision with the heuristic rollouts
-DEFAULT_WORLDS = {"spokelse": 40, "sproyte": 8, "femkortskille": 16}
+DEFAULT_WORLDS = {"spokelse": 40, "sproyte": 3, "femkortskille": 4}
 
 
 def rollout_policy_for(engine: Engine, seed: int | None = None) -> Policy:
