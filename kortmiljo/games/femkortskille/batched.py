@@ -173,6 +173,7 @@ class BatchedFemkortskille:
         self._vrow = seats * S  # offsets of the viewers' rows within a lane
         self._nS = n * S
         self._deal_template = self._build_deal_templates()
+        self._winner_names = np.array([None, *(f"player_{s}" for s in range(n))], dtype=object)  # by seat + 1
         # [dealer, 3n]: deck positions of seat s's cards (s-major): deck[i], deck[i + n], deck[i + 2n]
         # with i = (s - forhånd) mod n, forhånd = dealer + 1
         i = (seats[None, :] - (seats[:, None] + 1)) % n  # [dealer, s]
@@ -1091,15 +1092,15 @@ class BatchedFemkortskille:
             "pot": per_seat(self._pot.take(L)),
             "knocked": self._knocked.take(L, axis=0),
             "pot_won": per_seat(self._pot_won.take(L)),
-            "winner": per_seat(self._winner.take(L)),
+            "winner": per_seat(self._winner_names.take(self._winner.take(L) + 1)),
             "deals": per_seat(self._deals.take(L)),
         }
 
     def info(self) -> dict[str, np.ndarray]:
         """The end-of-episode result fields per lane and seat, ``[B, n]`` each (valid where the
-        episode is over): ``chips`` (net change), ``pot``, ``knocked``, ``pot_won``, ``deals`` as
-        in ``FemkortskilleEngine.info``, and ``winner`` as a seat number (-1 for none) where the
-        scalar engine names the agent. After an auto-reset, ``final_info()`` holds the ended ones."""
+        episode is over), those of ``FemkortskilleEngine.info``: ``chips`` (net change), ``pot``,
+        ``pot_won`` (float), ``knocked`` (bool), ``deals`` (int) and ``winner`` (an object array of
+        agent names, None on truncation). After an auto-reset ``final_info()`` holds the ended ones."""
         return self._info_of(self._all)
 
     def final_info(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
