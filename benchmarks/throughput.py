@@ -77,6 +77,7 @@ BATCHED_ROWS = [
     ("sproyte", {}, "Sprøyte vanlig"),
     ("sproyte", {"variant": "variasjon"}, "Sprøyte variasjon"),
     ("sproyte", {"variant": "tretten"}, "Sprøyte tretten"),
+    ("femkortskille", {"num_players": 4}, "Femkortskille 4p"),
 ]
 BATCH_SIZES = (1, 64, 1024, 4096)
 
