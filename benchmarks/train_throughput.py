@@ -9,7 +9,8 @@ opponents drawn per episode from random and heuristic):
 * the native env with more lanes (``n_steps = 2048 / lanes``, same samples per update).
 
 Each row: one warm-up update, then ``--updates`` rollout+update cycles timed (learner
-decisions / wall second, PPO updates included), median of ``--repeats``; also the
+decisions per CPU second of this process, PPO updates included: on a machine shared with
+other work, wall-clock rates swing with the neighbours' load), median of ``--repeats``; also the
 collection-only rate (rollout without the update) and the seconds of PPO update per
 rollout. The update is the same work in every row, so it caps the speed-up any env can
 give (printed as the ceiling). Rows alternate so drifting load on a shared machine hits
@@ -56,10 +57,10 @@ class _Timer:
 
         class CB(BaseCallback):
             def _on_rollout_start(self) -> None:
-                outer.t_roll = time.perf_counter()
+                outer.t_roll = outer.clock()
 
             def _on_rollout_end(self) -> None:
-                outer.collect_s += time.perf_counter() - outer.t_roll
+                outer.collect_s += outer.clock() - outer.t_roll
 
             def _on_step(self) -> bool:
                 return True
@@ -67,6 +68,7 @@ class _Timer:
         self.cb = CB()
         self.collect_s = 0.0
         self.t_roll = 0.0
+        self.clock = time.process_time
 
 
 def measure(kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int) -> tuple[float, float]:
@@ -81,9 +83,9 @@ def measure(kind: str, lanes: int, game: str, config: dict, updates: int, rollou
     model.learn(total_timesteps=n_steps * lanes)  # warm-up: first rollout and update
     timer = _Timer()
     steps0 = model.num_timesteps
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     model.learn(total_timesteps=updates * n_steps * lanes, reset_num_timesteps=False, callback=timer.cb)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     steps = model.num_timesteps - steps0
     venv.close()
     return steps / dt, steps / max(timer.collect_s, 1e-9)
