@@ -54,6 +54,8 @@ from .training import _ListSampler, spokelse_potential
 
 BATCHED_ENGINES: dict[str, str] = {
     "spokelse": "kortmiljo.games.spokelse.batched:BatchedSpokelse",
+    "sproyte": "kortmiljo.games.sproyte.batched:BatchedSproyte",
+    "femkortskille": "kortmiljo.games.femkortskille.batched:BatchedFemkortskille",
 }
 
 
@@ -401,13 +403,17 @@ class BatchedSingleSeatVecEnv(VecEnv):
         ]
         finished = np.flatnonzero(dones)
         if finished.size:
-            res = e.info()
+            lane_info = getattr(e, "lane_info", None)  # the scalar engine's dict, names included
+            res = e.info() if lane_info is None else None
             for i in finished.tolist():
                 s = int(seats[i])
                 info = infos[i]
-                for k, v in res.items():
-                    x = v[i, s]
-                    info[k] = x.item() if isinstance(x, np.generic) else x
+                if lane_info is not None:
+                    info.update(lane_info(i, s))
+                else:
+                    for k, v in res.items():
+                        x = v[i, s]
+                        info[k] = x.item() if isinstance(x, np.generic) else x
                 info["game_reward"] = float(game_r[i])
                 info["game_return"] = float(self._game_return[i])
                 info["decisions"] = int(self._decisions[i])

@@ -208,3 +208,65 @@ def test_dropped_snapshots_are_released():
     assert pool.k > 80  # more than the cap: compaction happened
     live = {id(env._policies[j]) for j in env._opp[env._opp >= 0].tolist()}
     assert len(live) == len(set(env._opp[env._opp >= 0].tolist()))
+
+
+class _Lowest(RandomPolicy):
+    """Deterministic opponent: the lowest legal action index (same choice scalar or batched)."""
+
+    def act(self, obs, engine=None):
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    def act_batch(self, obs):
+        return np.asarray(obs["action_mask"]).argmax(axis=1)
+
+
+class _Highest(_Lowest):
+    def act(self, obs, engine=None):
+        return int(np.flatnonzero(obs["action_mask"])[-1])
+
+    def act_batch(self, obs):
+        m = np.asarray(obs["action_mask"])
+        return m.shape[1] - 1 - m[:, ::-1].argmax(axis=1)
+
+
+@pytest.mark.parametrize(
+    "game, config",
+    [
+        ("sproyte", {}),
+        ("sproyte", {"variant": "variasjon", "match_to": 3}),
+        ("sproyte", {"variant": "tretten", "reward": "raw"}),
+        ("femkortskille", {}),
+        ("femkortskille", {"num_players": 5, "payments_stay": True, "poker": True}),
+        ("femkortskille", {"num_players": 3, "max_deals": 1}),
+        ("femkortskille", {"num_players": 6, "auktion": True, "skituppslag": True}),
+    ],
+)
+def test_other_games_lanes_replay_scalar_views(game, config):
+    from kortmiljo.registry import engine_class
+
+    spec = engine_class(game)(**config)
+    opps = [_Lowest(spec), _Highest(spec)]
+    lanes, seed = 4, 10
+    scalar = DummyVecEnv([lambda i=i: SingleSeatEnv(game, config, opps, seed=seed + i) for i in range(lanes)])
+    native = BatchedSingleSeatVecEnv(game, config, lanes, opps, seed=seed)
+    np.testing.assert_array_equal(scalar.reset(), native.reset())
+    assert scalar.reset_infos == native.reset_infos
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for t in range(250):
+        m = np.stack(scalar.env_method("action_masks"))
+        np.testing.assert_array_equal(native.action_masks(), m, err_msg=f"masks at {t}")
+        a = (rng.random(m.shape) * m).argmax(axis=1)
+        o1, r1, d1, i1 = scalar.step(a)
+        o2, r2, d2, i2 = native.step(a)
+        np.testing.assert_array_equal(o1, o2, err_msg=f"obs at {t}")
+        np.testing.assert_array_equal(r1, r2, err_msg=f"rewards at {t}")
+        np.testing.assert_array_equal(d1, d2)
+        for x, y in zip(i1, i2, strict=True):
+            tx, ty = x.pop("terminal_observation", None), y.pop("terminal_observation", None)
+            assert (tx is None) == (ty is None)
+            if tx is not None:
+                np.testing.assert_array_equal(tx, ty)
+            assert x == y, (t, x, y)
+        episodes += int(d1.sum())
+    assert episodes >= 4
