@@ -44,8 +44,14 @@ from kortmiljo.core.engine import Engine
 
 from .base import Policy, RandomPolicy
 
-# worlds per decision by game: sized to ~20–50 ms per decision with the heuristic rollouts
-DEFAULT_WORLDS = {"spokelse": 40, "sproyte": 3, "femkortskille": 4}
+# per game: worlds per decision, then more worlds while the rollout steps stay within the
+# budget (up to max_worlds); sized by measurement to tens of milliseconds per decision
+SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout steps
+DEFAULTS = {
+    "spokelse": {"worlds": 40, "step_budget": 12_000, "max_worlds": 400},
+    "sproyte": {"worlds": 3, "step_budget": 1_500, "max_worlds": 48},
+    "femkortskille": {"worlds": 4, "step_budget": None, "max_worlds": 4},
+}
 
 
 def rollout_policy_for(engine: Engine, seed: int | None = None) -> Policy:
@@ -79,14 +85,20 @@ class SearchPolicy(Policy):
         seed: int | None = None,
         worlds: int | None = None,
         rollouts: int = 1,
+        step_budget: int | None = -1,
+        max_worlds: int | None = None,
         tie_break: str = "policy",
-        confidence: float = 1.0,
+        confidence: float = 2.0,
         score: str = "reward",
         belief: bool = True,
         max_rollout_steps: int = 20_000,
     ):
         super().__init__(engine, seed)
-        self.worlds = int(worlds if worlds is not None else DEFAULT_WORLDS.get(engine.NAME, 8))
+        default = DEFAULTS.get(engine.NAME, {"worlds": 8, "step_budget": None, "max_worlds": 8})
+        self.worlds = int(worlds if worlds is not None else default["worlds"])
+        # -1: the game's default budget; None: exactly ``worlds`` worlds
+        self.step_budget = default["step_budget"] if step_budget == -1 else step_budget
+        self.max_worlds = int(max_worlds if max_worlds is not None else max(default["max_worlds"], self.worlds))
         self.rollouts = int(rollouts)
         if self.worlds < 1 or self.rollouts < 1:
             raise ValueError(f"worlds and rollouts must be >= 1, got worlds={self.worlds}, rollouts={self.rollouts}")
@@ -135,8 +147,26 @@ class SearchPolicy(Policy):
         return tied[0] if d.mean() > self.confidence * se else default
 
     def evaluate(self, engine: Engine, seat: int, actions: list[int]) -> np.ndarray:
-        """Scores of each action: an array (actions, worlds * rollouts), paired by column."""
-        W, R = self.worlds, self.rollouts
+        """Scores of each action: an array (actions, worlds * rollouts), paired by column.
+
+        ``worlds`` worlds first; with a ``step_budget``, as many more as the rollout steps
+        the first ones took say will fit (at most ``max_worlds`` in all): rollouts shorten
+        as the episode nears its end, so late decisions, which the outcome hinges on most
+        directly, get many more worlds for the same cost."""
+        first, steps = self._evaluate_worlds(engine, seat, actions, self.worlds)
+        if self.step_budget is None or steps <= 0:
+            return first
+        per_world = steps / self.worlds + SAMPLE_COST
+        extra = min(
+            int((self.step_budget - steps - SAMPLE_COST * self.worlds) / per_world), self.max_worlds - self.worlds
+        )
+        if extra < 1:
+            return first
+        more, _ = self._evaluate_worlds(engine, seat, actions, extra)
+        return np.concatenate([first, more], axis=1)
+
+    def _evaluate_worlds(self, engine: Engine, seat: int, actions: list[int], W: int) -> tuple[np.ndarray, int]:
+        R = self.rollouts
         seeds = self.rng.integers(2**63, size=(W, 1 + R))
         worlds = []
         for w in range(W):
@@ -148,8 +178,10 @@ class SearchPolicy(Policy):
             kw = {"score": self.score} if self.score != "reward" else {}
             got = self._batch(states, seat, [a for _ in worlds for a in actions], **kw)
             if got is not None:  # deterministic rollouts: every repeat would give the same score
-                return np.repeat(got.reshape(W, len(actions)).T, R, axis=1)
+                steps = int(getattr(self.rollout_policy, "last_steps", 0))
+                return np.repeat(got.reshape(W, len(actions)).T, R, axis=1), steps
         out = np.zeros((len(actions), W * R))
+        self._steps = 0
         for w, world in enumerate(worlds):
             for j, a in enumerate(actions):
                 for r in range(R):
@@ -157,7 +189,7 @@ class SearchPolicy(Policy):
                     sim.rng = np.random.default_rng(int(seeds[w, 1 + r]))
                     self.rollout_policy.seed(int(seeds[w, 1 + r]))
                     out[j, w * R + r] = self._rollout(sim, seat, a)
-        return out
+        return out, self._steps
 
     def _rollout(self, sim: Engine, seat: int, action: int) -> float:
         sim.step(action)
@@ -170,7 +202,8 @@ class SearchPolicy(Policy):
             sim.step(a)
             total += sim.rewards[seat]
             steps += 1
+        self._steps += steps + 1
         return float(total)
 
 
-__all__ = ["SearchPolicy", "DEFAULT_WORLDS", "rollout_policy_for", "observation_of"]
+__all__ = ["SearchPolicy", "DEFAULTS", "rollout_policy_for", "observation_of"]

@@ -245,7 +245,8 @@ class SpokelseHeuristic(Policy):
         world.stock = [rest[j] for j in rng.permutation(len(rest))]
         for v in range(self.n):
             world._unseen[v] = world.reference_unseen(v)
-        world._refresh()
+        if world.match_to is not None:  # rolled out step by step on the engine: rebuild its views
+            world._refresh()
         return world
 
     # ---- batched rollouts ---------------------------------------------------------------
@@ -275,9 +276,11 @@ class SpokelseHeuristic(Policy):
             raise ValueError(f"score must be 'reward' or 'points', got {score!r}")
         win = score == "reward" and states[0].config["reward"] == "win"
         out = np.zeros(len(states))
+        self.last_steps = 0  # row-steps played: what a search spends
         for _ in range(100_000):
             if live.size == 0:
                 return out
+            self.last_steps += live.size
             done = st.apply(live, actions, self.points, win, out, seat)
             live = live[~done]
             actions = self._decide_rows(st, live)
