@@ -229,9 +229,7 @@ class SpokelseHeuristic(Policy):
         world = engine.resample(seat, rng)
         if world.phase == Phase.OVER or not world.stock:
             return world
-        places = [
-            (o, i) for o in range(self.n) if o != seat for i in range(world.num_slots) if not world.public[o][i]
-        ]
+        places = [(o, i) for o in range(self.n) if o != seat for i in range(world.num_slots) if not world.public[o][i]]
         if not places:
             return world
         pool = sorted([world.slots[o][i] for o, i in places] + world.stock)
