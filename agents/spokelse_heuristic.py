@@ -24,12 +24,18 @@ How it thinks (all from the observation, decoded with the engine's layout):
   turn offers nothing: drawing the last card is valued, and a last drawn card is placed,
   greedily for the own sum alone. (A win-probability endgame, a normal approximation of
   every seat's sum, measured neutral to slightly negative against this and was dropped.)
+* **Variants.** ``num_slots`` (absent slots are never used), ``max_turns`` (the last turn
+  offers nothing either), short decks and 2–5 players come from the observation as well.
+
+Measured (duplicate deals): against ``random`` +0.98 per game (99 % of two-player games
+won); in self-play the options above change nothing measurable (±0.002 per game).
 
 Speed paths, both tested to decide exactly as :meth:`SpokelseHeuristic.act`:
 :meth:`~SpokelseHeuristic.act_seat` reads the same view straight from an engine for one
 seat, and :meth:`~SpokelseHeuristic.rollout_batch` plays many single-round positions to the
 end at once in numpy (every seat by this heuristic), which is what makes ``search_v0``
-affordable in Spøkelse.
+affordable in Spøkelse. :meth:`~SpokelseHeuristic.sample_world` is the belief model the
+search samples worlds with (a resample leaned towards players keeping their low cards).
 """
 
 from __future__ import annotations
