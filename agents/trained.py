@@ -124,6 +124,7 @@ class PPOPolicy(Policy):
         deterministic: bool = True,
         include_unseen: bool = True,
         name: str | None = None,
+        privileged_size: int = 0,
     ):
         super().__init__(engine, seed)
         import torch
@@ -133,14 +134,20 @@ class PPOPolicy(Policy):
         self.net.set_training_mode(False)
         self.deterministic = deterministic
         self.include_unseen = include_unseen
+        # a model with an asymmetric critic takes [observation | privileged]; the actor slices the
+        # privileged part off before its first layer, so zeros stand in for it (nothing reads them)
+        self.privileged_size = int(privileged_size)
         if name:
             self.name = name
 
     def vector(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         o = np.asarray(obs["observation"], dtype=np.float32)
-        if not self.include_unseen:
-            return o
-        return np.concatenate([o, np.asarray(obs["unseen"], dtype=np.float32)], axis=-1)
+        parts = [o]
+        if self.include_unseen:
+            parts.append(np.asarray(obs["unseen"], dtype=np.float32))
+        if self.privileged_size:
+            parts.append(np.zeros((*o.shape[:-1], self.privileged_size), dtype=np.float32))
+        return np.concatenate(parts, axis=-1) if len(parts) > 1 else o
 
     def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         torch = self._torch
@@ -214,8 +221,11 @@ def load_ppo_policy(
                 f"(+{engine_template.deck.width} with the unseen mask)"
             )
         include_unseen = sizes[obs_n]
-    elif obs_n != cfg["obs_size"]:
-        raise ValueError(f"{p} expects observations of {obs_n}, but its {CONFIG_NAME} says {cfg['obs_size']}")
+    elif obs_n != cfg["obs_size"] + int(cfg.get("privileged_size", 0)):
+        raise ValueError(f"{p} expects inputs of {obs_n}, but its {CONFIG_NAME} says {cfg['obs_size']}")
+    privileged = int(cfg.get("privileged_size", 0)) if cfg is not None else 0
+    if privileged and getattr(model.policy.mlp_extractor, "actor_dim", None) != obs_n - privileged:
+        raise ValueError(f"{p}: its {CONFIG_NAME} declares privileged critic inputs, but the actor reads them")
     return PPOPolicy(
         engine_template,
         model.policy,
@@ -223,4 +233,5 @@ def load_ppo_policy(
         deterministic=deterministic,
         include_unseen=include_unseen,
         name=f"ppo:{path}",
+        privileged_size=privileged,
     )

@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.base import Policy
 from kortmiljo.core.engine import Engine
+from kortmiljo.env.training import privileged_features
 
 CHUNK_GAMES = 25
 
@@ -49,6 +50,7 @@ def cache_key(
     include_unseen: bool,
     gamma: float,
     shaping: str,
+    privileged: bool = False,
 ) -> str:
     blob = json.dumps(
         {
@@ -64,6 +66,7 @@ def cache_key(
             "shaping": shaping,
             "chunk": CHUNK_GAMES,
             "format": 2,
+            "privileged": privileged,
         },
         sort_keys=True,
         default=str,
@@ -84,6 +87,7 @@ def play_chunk(
     include_unseen: bool,
     gamma: float,
     potential: Callable | None,
+    privileged: bool = False,
 ) -> dict[str, np.ndarray]:
     """``games`` games with the teacher in a random seat; arrays of its decisions."""
     rng = np.random.default_rng(seed)
@@ -109,10 +113,12 @@ def play_chunk(
                     else o["observation"]
                 )
                 a = int(teacher.act(o, e if teacher.needs_engine else None))
+                phis.append(float(potential(e, seat, x)) if potential else 0.0)
+                if privileged:  # hidden state for an asymmetric critic (never the actor's input)
+                    x = np.concatenate([x, privileged_features(e, seat)])
                 X.append(x)
                 M.append(o["action_mask"].astype(bool))
                 A.append(a)
-                phis.append(float(potential(e, seat, x)) if potential else 0.0)
                 rewards.append(0.0)
                 e.step(a)
             else:
@@ -163,6 +169,7 @@ def collect(
     budget_s: float | None = None,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    privileged: bool = False,
 ) -> tuple[dict[str, np.ndarray], dict]:
     """Teacher data for ``games`` games (cached chunks reused); stops early when ``budget_s`` runs out."""
     d = Path(cache_dir) / key
@@ -180,7 +187,16 @@ def collect(
             with ctx.Pool(
                 workers,
                 initializer=_worker_init,
-                initargs=(engine, teacher_factory, opponent_factory, include_unseen, gamma, potential, str(d)),
+                initargs=(
+                    engine,
+                    teacher_factory,
+                    opponent_factory,
+                    include_unseen,
+                    gamma,
+                    potential,
+                    str(d),
+                    privileged,
+                ),
             ) as pool:
                 for k, _ in enumerate(pool.imap_unordered(_worker_chunk, args)):
                     if progress:
@@ -189,7 +205,9 @@ def collect(
                         pool.terminate()
                         break
         else:
-            _worker_init(engine, teacher_factory, opponent_factory, include_unseen, gamma, potential, str(d))
+            _worker_init(
+                engine, teacher_factory, opponent_factory, include_unseen, gamma, potential, str(d), privileged
+            )
             for k, a in enumerate(args):
                 _worker_chunk(a)
                 if progress:
@@ -223,7 +241,7 @@ def collect(
 _W: dict[str, Any] = {}
 
 
-def _worker_init(engine, teacher_factory, opponent_factory, include_unseen, gamma, potential, d):
+def _worker_init(engine, teacher_factory, opponent_factory, include_unseen, gamma, potential, d, privileged=False):
     import torch
 
     torch.set_num_threads(1)
@@ -235,6 +253,7 @@ def _worker_init(engine, teacher_factory, opponent_factory, include_unseen, gamm
         gamma=gamma,
         pot=potential,
         d=Path(d),
+        priv=privileged,
     )
 
 
@@ -242,7 +261,7 @@ def _worker_chunk(arg):
     j, s = arg
     t = time.perf_counter()
     arrays = play_chunk(
-        _W["engine"], _W["tf"](s), _W["of"](s + 1), CHUNK_GAMES, s, _W["unseen"], _W["gamma"], _W["pot"]
+        _W["engine"], _W["tf"](s), _W["of"](s + 1), CHUNK_GAMES, s, _W["unseen"], _W["gamma"], _W["pot"], _W["priv"]
     )
     _write_npz(_W["d"] / f"chunk_{j:05d}.npz", arrays, {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES})
     return j

@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=GAMES)
     p.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (docs/rllib.md; --backend rllib --help)",
+    )
+    p.add_argument(
         "--config", action="append", metavar="KEY=VALUE", help="game option, repeatable (e.g. num_players=3)"
     )
     b = p.add_argument_group("budget")
@@ -131,6 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="potential-based reward shaping (auto: the game's built-in potential)",
     )
     m.add_argument("--shaping-scale", type=float, default=0.1)
+    m.add_argument(
+        "--privileged-critic",
+        action="store_true",
+        help="asymmetric actor-critic: the value network also sees hidden state during training "
+        "(the policy never does); see train/policy.py",
+    )
     m.add_argument(
         "--reward-scale", type=float, default=1.0, help="multiply the rewards PPO sees (e.g. 0.2 for chip rewards)"
     )
@@ -255,6 +267,14 @@ class Trainer:
         self.out = Path(args.out)
         self.ckpt = self.out / "checkpoint"
         self.include_unseen = not args.no_unseen
+        self.actor_size = self.engine.layout.size + (self.engine.deck.width if self.include_unseen else 0)
+        self.privileged_size = 0
+        if args.privileged_critic:
+            from kortmiljo.env.training import privileged_features
+
+            probe = engine_class(args.game)(**config)
+            probe.new_episode(np.random.default_rng(0))
+            self.privileged_size = len(privileged_features(probe, 0))
         self.log = (lambda *a, **k: None) if args.quiet else (lambda *a, **k: print(*a, **k, flush=True))
         default_opp = available_agents(self.game, ["random", "heuristic"], self.config)
         self.opponent_names = args.opponents.split(",") if args.opponents else default_opp
@@ -287,7 +307,8 @@ class Trainer:
             "format": "kortmiljo-ppo/1",
             "game": self.game,
             "env_config": self.config,
-            "obs_size": self.engine.layout.size + (self.engine.deck.width if self.include_unseen else 0),
+            "obs_size": self.actor_size,
+            "privileged_size": self.privileged_size,
             "action_count": len(self.engine.action_names),
             "action_names": list(self.engine.action_names),
             "include_unseen": self.include_unseen,
@@ -303,7 +324,14 @@ class Trainer:
         baselines = [
             self.make_agent(n, self.game, self.config, seed=seed + i) for i, n in enumerate(self.opponent_names)
         ]
-        return OpponentPool(self.engine, baselines, self.args.self_play_prob, self.args.pool_size, self.include_unseen)
+        return OpponentPool(
+            self.engine,
+            baselines,
+            self.args.self_play_prob,
+            self.args.pool_size,
+            self.include_unseen,
+            self.privileged_size,
+        )
 
     def build_env(self):
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -313,7 +341,9 @@ class Trainer:
 
         a = self.args
         shaping = "auto" if a.shaping == "auto" else None
-        vec = choose_vec(a.vec, self.game, a.n_envs)
+        if a.privileged_critic and a.vec == "native":
+            raise ValueError("--privileged-critic needs the scalar views (--vec dummy or subproc)")
+        vec = choose_vec("dummy" if a.privileged_critic and a.vec == "auto" else a.vec, self.game, a.n_envs)
         if vec != "subproc":
             self.pool = self.build_pool(a.seed * 7919 + 17)
         else:
@@ -338,6 +368,7 @@ class Trainer:
                 return SingleSeatEnv(
                     self.game, self.config, pool, include_unseen=self.include_unseen, shaping=shaping,
                     shaping_scale=a.shaping_scale, gamma=a.gamma, seed=a.seed * 1000 + i,
+                    privileged=a.privileged_critic,
                 )  # fmt: skip
 
             return thunk
@@ -374,8 +405,15 @@ class Trainer:
 
         a = self.args
         net = [int(x) for x in a.net.split(",") if x]
+        policy: Any = "MlpPolicy"
+        policy_kwargs: dict[str, Any] = {"net_arch": {"pi": net, "vf": net}}
+        if self.privileged_size:
+            from train.policy import AsymmetricMaskablePolicy
+
+            policy = AsymmetricMaskablePolicy
+            policy_kwargs["actor_dim"] = self.actor_size
         return MaskablePPO(
-            "MlpPolicy",
+            policy,
             self.venv,
             learning_rate=a.lr,
             n_steps=a.n_steps,
@@ -388,7 +426,7 @@ class Trainer:
             vf_coef=a.vf_coef,
             max_grad_norm=a.max_grad_norm,
             target_kl=a.target_kl,
-            policy_kwargs={"net_arch": {"pi": net, "vf": net}},
+            policy_kwargs=policy_kwargs,
             tensorboard_log=str(self.out / "tb"),
             seed=a.seed,
             device="cpu",
@@ -405,6 +443,7 @@ class Trainer:
             deterministic=deterministic,
             include_unseen=self.include_unseen,
             name="learner",
+            privileged_size=self.privileged_size,
         )
 
     # ---- evaluation -------------------------------------------------------------------------------
@@ -522,6 +561,7 @@ class Trainer:
             self.include_unseen,
             a.gamma,
             f"{a.shaping}:{a.shaping_scale}",
+            privileged=bool(self.privileged_size),
         )
         budget = a.bc_minutes * 60 if a.bc_minutes is not None else None
         if self.time_left() < math.inf:
@@ -547,7 +587,7 @@ class Trainer:
             lambda s: make_agent(teacher, game, config, seed=s),
             lambda s: [make_agent(n, game, config, seed=s + i) for i, n in enumerate(opp_names)],
             key, a.bc_games, a.seed, Path(a.cache), self.include_unseen, a.gamma, pot,
-            budget_s=budget, workers=a.bc_workers, progress=progress,
+            budget_s=budget, workers=a.bc_workers, progress=progress, privileged=bool(self.privileged_size),
         )  # fmt: skip
         if bar is not None:
             bar.close()
@@ -559,6 +599,8 @@ class Trainer:
         )
         t = time.time()
         fit_budget = max(10.0, self.time_left() * 0.3) if self.time_left() < math.inf else None
+        if a.reward_scale != 1.0:  # the value head learns returns as PPO will see them
+            data = {**data, "value": data["value"] * np.float32(a.reward_scale)}
         fit = bc.fit(
             self.model.policy,
             data,
@@ -667,11 +709,18 @@ class Trainer:
                 check_compatible(cfg, self.engine, str(p))
         except ValueError as err:
             raise SystemExit(f"kortmiljo train: --init: {err}") from err
-        src = MaskablePPO.load(str(p), device="cpu")
-        try:
-            self.model.policy.load_state_dict(src.policy.state_dict())
-        except RuntimeError as err:
-            raise SystemExit(f"kortmiljo train: --init {path} does not fit --net {self.args.net}: {err}") from err
+        src = MaskablePPO.load(str(p), device="cpu").policy.state_dict()
+        dst = self.model.policy.state_dict()
+        fits = {k: v for k, v in src.items() if k in dst and dst[k].shape == v.shape}
+        from train.bc import _is_value_param
+
+        missing = sorted(k for k in dst if k not in fits and not _is_value_param(k))
+        if missing:
+            raise SystemExit(f"kortmiljo train: --init {path} does not fit --net {self.args.net}: {', '.join(missing)}")
+        fresh = sorted(k for k in dst if k not in fits)
+        self.model.policy.load_state_dict({**dst, **fits})
+        if fresh:  # e.g. a plain model as the actor of a privileged critic
+            self.log(f"--init: value network starts fresh ({len(fresh)} tensors of another shape)")
         self.log(f"initialised from {p}")
 
     def finish(self) -> dict:
@@ -775,6 +824,14 @@ def _json_default(o: Any) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--backend", choices=("sb3", "rllib"), default="sb3")
+    backend, rest = pre.parse_known_args(argv)
+    if backend.backend == "rllib":  # its own options (--num-env-runners, --address, …)
+        from .rllib_backend import main as rllib_main
+
+        return rllib_main(rest)
     parser = build_parser()
     args = parser.parse_args(argv)
     explicit = {"timesteps": args.timesteps, "minutes": args.minutes}

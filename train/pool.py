@@ -25,6 +25,7 @@ class OpponentPool:
         self_play_prob: float = 0.0,
         max_snapshots: int = 20,
         include_unseen: bool = True,
+        privileged_size: int = 0,
     ):
         if not baselines and self_play_prob < 1.0:
             raise ValueError("the opponent pool needs at least one baseline unless --self-play-prob is 1")
@@ -33,6 +34,7 @@ class OpponentPool:
         self.self_play_prob = float(self_play_prob)
         self.max_snapshots = int(max_snapshots)
         self.include_unseen = include_unseen
+        self.privileged_size = privileged_size
         self.snapshots: list[Policy] = []
         self.snapshot_names: list[str] = []
         self.counts: dict[str, int] = {}
@@ -55,7 +57,15 @@ class OpponentPool:
         from agents.trained import PPOPolicy, clone_policy
 
         net = clone_policy(sb3_policy)
-        pol = PPOPolicy(self.engine, net, seed=seed, deterministic=False, include_unseen=self.include_unseen, name=name)
+        pol = PPOPolicy(
+            self.engine,
+            net,
+            seed=seed,
+            deterministic=False,
+            include_unseen=self.include_unseen,
+            name=name,
+            privileged_size=self.privileged_size,
+        )
         self.snapshots.append(pol)
         self.snapshot_names.append(name)
         if len(self.snapshots) > self.max_snapshots:

@@ -35,7 +35,11 @@ Observation: ``Box(float32)``, the engine's flat observation vector for the lear
 seat; with ``include_unseen=True`` (the default) the seat's 0/1 ``unseen`` card mask is
 appended (``deck.width`` more entries). **Decision**: the unseen mask is the exact set of
 cards the learner cannot locate; some layouts only imply it, and a policy learns faster
-from it stated. ``action_masks()`` (on the env itself, so it works in any VecEnv) gives
+from it stated. With ``privileged=True`` a vector of hidden state follows
+(``privileged_features``: Spøkelse's true slots, ghosts and stock order; elsewhere the
+other seats' own observations). It is meant for an asymmetric critic only
+(``train/policy.py`` slices the actor's input to the first ``actor_size`` entries); a
+policy that read it would cheat. ``action_masks()`` (on the env itself, so it works in any VecEnv) gives
 the learner's legal actions as booleans, and ``action_space.sample()`` draws a legal
 action (:class:`LegalDiscrete`).
 
@@ -105,14 +109,49 @@ def spokelse_potential(engine: Engine, seat: int, obs: np.ndarray) -> float:
     u = float(obs[L["unseen_mean_points"]][0])  # already /13
     own_p = obs[L["own_slot_points"]]
     own_k = obs[L["own_slot_known"]]
-    own = float(own_p.sum() + (4 - own_k.sum()) * u + u)
+    own = float(own_p.sum() + (len(own_p) - own_k.sum()) * u + u)
     opp_p = obs[L["opp_slot_points"]]
     opp_k = obs[L["opp_slot_known"]]
-    opp = float(opp_p.sum() + (4 * (n - 1) - opp_k.sum()) * u + (n - 1) * u) / (n - 1)
+    opp = float(opp_p.sum() + (len(opp_p) - opp_k.sum()) * u + (n - 1) * u) / (n - 1)
     return opp - own
 
 
 SHAPING: dict[str, Potential] = {"spokelse": spokelse_potential}
+
+
+# ---- privileged features (for an asymmetric critic; never for the actor) ----------------------
+
+
+def spokelse_privileged(engine: Any, seat: int) -> np.ndarray:
+    """Hidden Spøkelse state from ``seat``'s side: per relative seat the ghost's and every slot's
+    points /13, then the stock in draw order (points /13) and a mask of the stock entries."""
+    n, k, S = engine.num_players, engine.num_slots, engine.stock_start
+    pts = engine.points
+    out = np.zeros(n * (k + 1) + 2 * S, dtype=np.float32)
+    for rel in range(n):
+        s = (seat + rel) % n
+        b = rel * (k + 1)
+        out[b] = pts[engine.ghost[s]] / 13.0
+        out[b + 1 : b + 1 + k] = pts[engine.slots[s]] / 13.0
+    stock = engine.stock[::-1]  # top first
+    b = n * (k + 1)
+    out[b : b + len(stock)] = pts[stock] / 13.0
+    out[b + S : b + S + len(stock)] = 1.0
+    return out
+
+
+def other_seats_privileged(engine: Engine, seat: int) -> np.ndarray:
+    """Generic privileged features: every other seat's own observation, in relative seat order."""
+    n = engine.num_players
+    return np.concatenate([engine.observe((seat + r) % n) for r in range(1, n)]).astype(np.float32)
+
+
+PRIVILEGED: dict[str, Callable[[Any, int], np.ndarray]] = {"spokelse": spokelse_privileged}
+
+
+def privileged_features(engine: Engine, seat: int) -> np.ndarray:
+    """The privileged (hidden-state) feature vector of ``seat``: the game's own, else other seats' views."""
+    return PRIVILEGED.get(engine.NAME, other_seats_privileged)(engine, seat)
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -186,6 +225,7 @@ class SingleSeatEnv(gymnasium.Env):
         shaping: Potential | str | None = None,
         shaping_scale: float = 1.0,
         gamma: float = 0.99,
+        privileged: bool = False,
         illegal_action: str = "penalty",
         illegal_penalty: float = -1.0,
         seed: int | None = None,
@@ -222,7 +262,13 @@ class SingleSeatEnv(gymnasium.Env):
         self.opponents = opponents if hasattr(opponents, "sample") else _ListSampler(opponents)
 
         self.num_actions = len(e.action_names)
-        self.obs_size = observation_size(e, include_unseen)
+        self.actor_size = observation_size(e, include_unseen)
+        self.privileged = privileged
+        self.privileged_size = 0
+        if privileged:
+            e.new_episode(np.random.default_rng(0))  # a sample state to size the privileged vector
+            self.privileged_size = len(privileged_features(e, 0))
+        self.obs_size = self.actor_size + self.privileged_size
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(self.obs_size,), dtype=np.float32)
         self.action_space = LegalDiscrete(self.num_actions, self)
         self.seat = 0
@@ -241,10 +287,12 @@ class SingleSeatEnv(gymnasium.Env):
     # ---- helpers ----------------------------------------------------------------------------
     def _learner_obs(self) -> np.ndarray:
         e = self.engine
-        o = e.observe(self.seat)
+        parts = [e.observe(self.seat)]
         if self.include_unseen:
-            return np.concatenate([o, e.unseen(self.seat).astype(np.float32)])
-        return o
+            parts.append(e.unseen(self.seat).astype(np.float32))
+        if self.privileged:
+            parts.append(privileged_features(e, self.seat))
+        return np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
 
     def _opponent_obs(self, seat: int) -> dict[str, np.ndarray]:
         e = self.engine

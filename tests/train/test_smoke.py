@@ -163,3 +163,14 @@ def test_resume_after_kill(tmp_path):
     assert int(rows[-1]) >= 4096  # the learning curve continued in the same file
     # a finished run resumed again has nothing left to do
     assert train_main(["spokelse", "--resume", "--out", str(out), "--no-progress", "--quiet"]) == 0
+
+
+@pytest.mark.slow
+def test_demo_runs_end_to_end(tmp_path, capsys):
+    from train.demo import main as demo_main
+
+    out = tmp_path / "demo"
+    assert demo_main(["--out", str(out), "--minutes", "0.3", "--bc-games", "50", "--games", "20", "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["vs"]) == {"random", "heuristic"} and summary["vs"]["random"]["games"] >= 20
+    assert "mean reward" in capsys.readouterr().out
