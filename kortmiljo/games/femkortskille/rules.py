@@ -923,6 +923,8 @@ class FemkortskilleEngine(Engine):
         new._pub = self._pub.copy()
         new._legal = None if self._legal is None else self._legal[:]
         new._mask = None
+        if hasattr(self, "rng"):  # an exact copy: the same future redeals, from its own generator
+            new.rng = copy.deepcopy(self.rng)
         return new
 
     def resample(self, seat: int, rng: np.random.Generator) -> FemkortskilleEngine:
@@ -949,6 +951,7 @@ class FemkortskilleEngine(Engine):
             for s in range(n)
             if self.skituppslag and s != seat and self.status[s] not in (Status.TO_SPEAK, Status.SHOWED)
         ]
+        hidden.sort()  # canonical: the redeal depends on what ``seat`` knows and ``rng`` only
         for _ in range(100):
             pool = hidden[:]
             perm: dict[int, int] = {}
@@ -961,6 +964,7 @@ class FemkortskilleEngine(Engine):
         else:
             return self.clone()  # no consistent draw found: the true deal is one
         new = self.clone()
+        new.rng = np.random.default_rng(int(rng.integers(2**63)))  # redeals must not reveal the real ones
         m = perm.get
         new.hands = [[m(c, c) for c in h] for h in self.hands]
         new.discards = [[m(c, c) for c in d] for d in self.discards]

@@ -490,12 +490,16 @@ class SpokelseEngine(Engine):
         new.totals = self.totals[:]
         new.rewards = self.rewards[:]
         new.history = self.history[:]
+        if hasattr(self, "rng"):  # an exact copy: the same future deals, drawn from its own generator
+            new.rng = copy.deepcopy(self.rng)
         return new
 
     def resample(self, seat: int, rng: np.random.Generator) -> SpokelseEngine:
         """Redeal the cards ``seat`` cannot locate among their places. Suits and ranks are
         unconstrained in Spøkelse, so any permutation is consistent with what it saw."""
         new = self.clone()
+        if hasattr(self, "rng"):  # later deals of a match must not reveal (or advance) the real ones
+            new.rng = np.random.default_rng(int(rng.integers(2**63)))
         if self.phase == Phase.OVER:
             return new
         places: list[tuple[str, int, int]] = []  # (kind, seat, index)

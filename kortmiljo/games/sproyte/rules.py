@@ -769,6 +769,7 @@ def _constrained_deal(cards: list[int], places: list[tuple[int, int]], rng: np.r
     cap = [size for size, _ in places]
     allowed = [bits for _, bits in places]
     out: list[list[int]] = [[] for _ in places]
+    cards = sorted(cards)  # canonical: the deal depends on what the seat knows and rng only
     order = [cards[i] for i in rng.permutation(len(cards))]
 
     def feasible() -> bool:
