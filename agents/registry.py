@@ -2,7 +2,8 @@
 
 Names: ``random``; ``heuristic`` (= the newest ``heuristic_vN``); ``search``
 (determinized Monte Carlo over the heuristic); ``ppo:PATH`` (a trained MaskablePPO
-model). Versioned names keep published results comparable when a newer version lands.
+model); ``rllib:PATH`` (a learner trained with ``kortmiljo train --backend rllib``).
+Versioned names keep published results comparable when a newer version lands.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _REGISTRY: dict[str, dict[str, str]] = {
 for _game in _REGISTRY:  # the search baseline is generic: every game has it
     _REGISTRY[_game]["search_v0"] = "agents.search:SearchPolicy"
 _ALIASES = {"heuristic": "heuristic_v0", "search": "search_v0"}
-AGENT_NAMES = ("random", "heuristic", "search", "ppo:PATH")
+AGENT_NAMES = ("random", "heuristic", "search", "ppo:PATH", "rllib:PATH")
 
 
 def register(game: str, name: str, target: str) -> None:
@@ -46,11 +47,15 @@ def make_agent(spec: str, game: str, config: dict | None = None, seed: int | Non
         from .trained import load_ppo_policy
 
         return load_ppo_policy(spec[4:], engine, seed=seed, **kwargs)
+    if spec.startswith("rllib:"):
+        from .rllib_agent import load_rllib_policy
+
+        return load_rllib_policy(spec[6:], engine, seed=seed, **kwargs)
     name = _ALIASES.get(spec, spec)
     target = _REGISTRY.get(game, {}).get(name)
     if target is None:
         names = _REGISTRY.get(game, {})
-        known = ["random", *sorted(names), *[a for a, t in _ALIASES.items() if t in names], "ppo:PATH"]
+        known = ["random", *sorted(names), *[a for a, t in _ALIASES.items() if t in names], "ppo:PATH", "rllib:PATH"]
         raise ValueError(f"unknown agent {spec!r} for {game}; available: {', '.join(known)}")
     mod, cls = target.split(":")
     factory: Callable[..., Policy] = getattr(import_module(mod), cls)

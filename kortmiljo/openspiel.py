@@ -55,7 +55,7 @@ import copy
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -70,6 +70,7 @@ except ImportError:  # pragma: no cover - the module documents the dependency
 
 # A generous max_game_length for configurations with no bound (OpenSpiel needs a number).
 UNBOUNDED_LENGTH = 100_000
+MEMO_SIZE = 200_000  # snapshot strings remembered per game (cleared when full)
 
 
 class _NeedDeal(Exception):
@@ -183,6 +184,7 @@ class _Spec:
     seg_names: tuple[str, ...]
     seg_id: np.ndarray  # per observation index: its segment
     seg_off: np.ndarray  # per observation index: its offset inside the segment
+    memo: dict = field(default_factory=dict)  # vector bytes -> string (snapshots repeat across chance branches)
 
     def __deepcopy__(self, memo):
         return self
@@ -260,6 +262,16 @@ def _snapshot(spec: _Spec, e: Engine | None, seat: int) -> tuple[np.ndarray, np.
 
 def _vector_string(spec: _Spec, obs: np.ndarray, unseen: np.ndarray, mask: np.ndarray | None) -> str:
     """Non-zero entries, segment by segment: ``hand[3 17] stock_size[0=0.8]``."""
+    key = obs.tobytes() + unseen.tobytes() + (b"" if mask is None else b"m" + mask.tobytes())
+    text = spec.memo.get(key)
+    if text is None:
+        if len(spec.memo) >= MEMO_SIZE:
+            spec.memo.clear()
+        text = spec.memo[key] = _format_vectors(spec, obs, unseen, mask)
+    return text
+
+
+def _format_vectors(spec: _Spec, obs: np.ndarray, unseen: np.ndarray, mask: np.ndarray | None) -> str:
     parts = []
     nz = np.flatnonzero(obs)
     groups: dict[int, list[str]] = {}
