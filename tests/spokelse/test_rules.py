@@ -335,3 +335,19 @@ def test_action_names_round_trip():
     assert e.action_from_string(" SWAP:2 ") == 4
     with pytest.raises(ValueError, match="unknown action"):
         e.action_from_string("fold")
+
+
+def test_everyone_sees_which_slot_a_drawn_card_went_into():
+    # Perfect recall: the card is private, but the slot it went into is public, and so is
+    # the fact that its owner now knows that slot.
+    e = new_engine(dealer=1)
+    seg = e.layout.split(e.observe(1))
+    assert seg["owner_knows"].tolist() == [1, 1, 0, 0, 1, 1, 0, 0]  # peeks: slots 0 and 1 of each seat
+    assert seg["swapped_in"].sum() == 0
+    play(e, "draw", "swap:3")  # player_0 keeps a stock card in slot 3
+    seg = e.layout.split(e.observe(1))  # player_1's view: player_0 is relative seat 1
+    assert seg["owner_knows"].tolist() == [1, 1, 0, 0, 1, 1, 0, 1]
+    assert seg["swapped_in"].tolist() == [0, 0, 0, 0, 0, 0, 0, 1]
+    assert seg["opp_slot_known"][3] == 0  # the card itself stays private
+    own = e.layout.split(e.observe(0))
+    assert own["owner_knows"].tolist()[:4] == [1, 1, 0, 1] and own["swapped_in"].tolist()[:4] == [0, 0, 0, 1]

@@ -155,6 +155,8 @@ class BatchedSpokelse:
         self._by_pos = spec.o_by + rel * 52
         self._to_move_pos = spec.o_to_move + rel
         self._dealer_pos = spec.o_dealer + (v_ - s_) % n  # [dealer, viewer]: (viewer - dealer) mod n
+        self.o_owner, self.o_swapped = spec.o_owner, spec.o_swapped
+        self._rel4 = 4 * rel  # [seat, viewer]: offset of seat's block in viewer's owner/swapped segments
         self._seat_of_rel = (v_ + s_) % n  # [viewer, rel] -> absolute seat (for the from-scratch encoder)
         self._v_row = np.arange(n)[None, :]
         self.o_own_pts, self.o_own_known = spec.o_own_pts, spec.o_own_known
@@ -185,6 +187,7 @@ class BatchedSpokelse:
         self._slots = np.zeros((B, n, k), dtype=np.int64)
         self._owner_known = np.zeros((B, n, k), dtype=bool)
         self._public = np.zeros((B, n, k), dtype=bool)
+        self._swapped = np.zeros((B, n, k), dtype=bool)
         self._disc_by = np.zeros((B, n, 52), dtype=np.int8)
         self._hand = np.full(B, -1, dtype=np.int64)
         self._from_stock = np.zeros(B, dtype=np.int64)
@@ -221,6 +224,8 @@ class BatchedSpokelse:
                     for i in range(self.num_slots):
                         t[self.o_opp + (r - 1) * 212 + 53 * i + UNKNOWN] = 1.0
                 t[self.o_own_known : self.o_own_known + self._looked] = 1.0
+                for r in range(n):  # every seat knows its own peeked slots, and everyone knows that
+                    t[self.o_owner + 4 * r : self.o_owner + 4 * r + self._looked] = 1.0
                 t[self.o_hand + UNKNOWN] = 1.0
                 t[self.o_stock] = (self.deck_size - self._dealt - 1) / self.stock_start
                 if self.max_turns is not None:
@@ -355,6 +360,7 @@ class BatchedSpokelse:
         self._cp[L] = (dealers + 1) % n
         self._owner_known[L] = np.arange(k) < 2
         self._public[L] = False
+        self._swapped[L] = False
         self._disc_by[L] = 0
         self._has_sums[L] = False
         u = np.broadcast_to(self._in_deck, (len(L), n, 52)).copy()
@@ -566,8 +572,11 @@ class BatchedSpokelse:
         Of[rb + (self._known_base[s] + i2)] = knows
         Of[rb + (self._pts_base[s] + i2)] = np.where(knows, (self.points[card] / 13.0)[:, None], 0.0)
         self._slots[P, s, i] = card
+        Of[rb + (self.o_owner + self._rel4[s] + i2)] = 1.0
+        Of[rb + (self.o_swapped + self._rel4[s] + i2)] = 1.0
         self._owner_known[P, s, i] = True
         self._public[P, s, i] = taken
+        self._swapped[P, s, i] = True
         return old_card
 
     def _pass_turn(self, C, s: np.ndarray, rb: np.ndarray) -> None:
@@ -660,6 +669,10 @@ class BatchedSpokelse:
         Of[(r4 + slot_base + 53 * i4 + np.where(know, sl, UNKNOWN)).ravel()] = 1.0
         Of[(r4 + self._known_base.T[None, :, :, None] + i4).ravel()] = know.ravel()
         Of[(r4 + self._pts_base.T[None, :, :, None] + i4).ravel()] = np.where(know, self.points[sl] / 13.0, 0.0).ravel()
+        # public slot facts: the owner knows it, the card was put there this round
+        rel4 = self._rel4.T[None, :, :, None]  # [1, viewer, seat, 1]
+        Of[(r4 + self.o_owner + rel4 + i4)[np.broadcast_to(self._owner_known[L][:, None], know.shape)]] = 1.0
+        Of[(r4 + self.o_swapped + rel4 + i4)[np.broadcast_to(self._swapped[L][:, None], know.shape)]] = 1.0
         # discarded cards per relative seat, totals, final sums
         rel_seat = self._seat_of_rel  # [viewer, rel]
         O[:, :, self.o_by : self.o_by + n * 52] = self._disc_by[L][:, rel_seat].reshape(k, n, n * 52)
@@ -768,6 +781,7 @@ class BatchedSpokelse:
             "current_player": int(self._cp[lane]),
             "dealer": int(self._dealer[lane]),
             "owner_known": self._owner_known[lane].tolist(),
+            "swapped": self._swapped[lane].tolist(),
             "public": self._public[lane].tolist(),
             "totals": self.totals[lane].tolist(),
             "round_no": int(self.round_no[lane]),

@@ -176,6 +176,8 @@ class SpokelseEngine(Engine):
         self.o_totals = L.add("match_totals", n, "match totals of the completed rounds / match_to per relative seat (0 outside a match)")
         self.o_dealer = L.add("seat_from_dealer", n, "one-hot (seat − dealer) mod n")
         self.o_to_move = L.add("to_move", n, "one-hot relative seat on move (all 0 when the round is over)")
+        self.o_owner = L.add("owner_knows", n * 4, "per relative seat × slot: 1 where the slot's owner knows its card (its peeks and every card it put there); public")
+        self.o_swapped = L.add("swapped_in", n * 4, "per relative seat × slot: 1 where the card was put there this round (from the stock or the pile); public")
         if self.max_turns is not None:
             self.o_turns = L.add("turns_left", 1, "max_turns variant: turns left in this round / max_turns")
         self.layout = L
@@ -220,6 +222,7 @@ class SpokelseEngine(Engine):
         # knowledge: owner_known[s][i] — s knows its slot i; public[s][i] — everyone does
         self.owner_known = [[i < 2 for i in range(k)] for _ in range(n)]
         self.public = [[False] * k for _ in range(n)]
+        self.swapped = [[False] * k for _ in range(n)]
         self.discarded_by: list[list[int]] = [[] for _ in range(n)]
         self._unseen = np.tile(self._in_deck, (n, 1))
         for s in range(n):
@@ -286,8 +289,11 @@ class SpokelseEngine(Engine):
             self.slots[s][i] = card
             self.owner_known[s][i] = True
             self.public[s][i] = not self.hand_from_stock
+            self.swapped[s][i] = True
             for v in range(n):
                 self._show_slot(v, s, i, before[v], self._slot_view(v, s, i))
+                O[v, self.o_owner + ((s - v) % n) * 4 + i] = 1.0
+                O[v, self.o_swapped + ((s - v) % n) * 4 + i] = 1.0
         if self.discard:
             O[:, self.o_top + self.discard[-1]] = 0.0
         self.discard.append(out)
@@ -402,6 +408,10 @@ class SpokelseEngine(Engine):
                 pbase = self.o_opp_pts + (rel - 1) * 4
                 kbase = self.o_opp_known + (rel - 1) * 4
             for i in range(self.num_slots):
+                if self.owner_known[s][i]:
+                    ones.append(self.o_owner + rel * 4 + i)
+                if self.swapped[s][i]:
+                    ones.append(self.o_swapped + rel * 4 + i)
                 if mine[i] or over:
                     c = slots[i]
                     ones.append(base + 53 * i + c)
@@ -483,6 +493,7 @@ class SpokelseEngine(Engine):
         new.stock = self.stock[:]
         new.owner_known = [k[:] for k in self.owner_known]
         new.public = [p[:] for p in self.public]
+        new.swapped = [w[:] for w in self.swapped]
         new.discarded_by = [d[:] for d in self.discarded_by]
         new._unseen = self._unseen.copy()
         new._obs = self._obs.copy()
