@@ -31,7 +31,7 @@ def generated(game: str) -> dict[str, str]:
 def fill(text: str, parts: dict[str, str]) -> str:
     for name, body in parts.items():
         pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
-        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 

@@ -87,7 +87,8 @@ class Deck:
                 return card
             raise ValueError(f"card {text!r} is not in the {self.name} deck")
         raise ValueError(
-            f"unknown card code {text!r}; a code is a rank {' '.join(RANKS)} followed by a suit {' '.join(SUITS)}, e.g. 8S, TH, QC"
+            f"unknown card code {text!r}; a code is a rank {' '.join(RANKS)} "
+            f"followed by a suit {' '.join(SUITS)}, e.g. 8S, TH, QC"
         )
 
     @property

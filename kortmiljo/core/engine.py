@@ -34,7 +34,9 @@ class Option:
 
 
 def int_in(lo: int, hi: int | None = None) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and lo <= v and (hi is None or v <= hi)
+    return lambda v: (
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and lo <= v and (hi is None or v <= hi)
+    )
 
 
 def one_of(*values: Any) -> Callable[[Any], bool]:
@@ -116,24 +118,30 @@ class Engine(ABC):
                     return self._action_index[canon]
             except ValueError:
                 pass
-        raise ValueError(f"unknown action {text!r} for {self.NAME}; actions are named like {', '.join(self.action_names[:6])}, …")
+        raise ValueError(
+            f"unknown action {text!r} for {self.NAME}; actions are named like {', '.join(self.action_names[:6])}, …"
+        )
 
     # ---- episode ----------------------------------------------------------
     def draw_dealer(self, rng: np.random.Generator) -> int:
         """The first dealer when ``options['dealer']`` is not given."""
         return int(rng.integers(self.num_players))
 
-    def new_session(self) -> None:
+    def new_session(self) -> None:  # noqa: B027 (a hook with a no-op default, not abstract)
         """Forget state carried from one episode to the next (called on a seeded reset).
 
         No game but Femkortskille with ``payments_stay`` carries any; the default does nothing.
         """
 
-    def new_episode(self, rng: np.random.Generator, deck: Sequence[str] | None = None, dealer: int | None = None) -> None:
+    def new_episode(
+        self, rng: np.random.Generator, deck: Sequence[str] | None = None, dealer: int | None = None
+    ) -> None:
         """Start an episode: validate a stacked deck and dealer, or draw them from ``rng``."""
         if dealer is None:
             dealer = self.draw_dealer(rng)
-        elif not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool) or not 0 <= dealer < self.num_players:
+        elif (
+            not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool) or not 0 <= dealer < self.num_players
+        ):
             raise ValueError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
         cards = self.deck.parse_deck(deck) if deck is not None else None
         self.rng = rng

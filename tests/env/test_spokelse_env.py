@@ -140,7 +140,15 @@ def test_illegal_step_raises_and_env_is_unchanged():
 
 def test_action_string_round_trip_on_env():
     env = spokelse_v0.raw_env()
-    assert [env.action_to_string(i) for i in range(7)] == ["draw", "take", "swap:0", "swap:1", "swap:2", "swap:3", "discard"]
+    assert [env.action_to_string(i) for i in range(7)] == [
+        "draw",
+        "take",
+        "swap:0",
+        "swap:1",
+        "swap:2",
+        "swap:3",
+        "discard",
+    ]
     assert env.action_from_string("Swap:3") == 5
 
 
@@ -162,7 +170,7 @@ def test_infos_and_rewards_at_the_end():
         env2.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert set(final) == {"player_0", "player_1", "player_2"}
     assert abs(sum(r for r, _ in final.values())) < 1e-9
-    for agent, (rew, info) in final.items():
+    for _rew, info in final.values():
         assert set(info) >= {"round_points", "match_points"} and info["round_points"] == info["match_points"]
 
 
@@ -177,7 +185,7 @@ def test_render_ansi_hides_face_down_cards_and_reveals_at_end():
     env.step(0)
     assert "holding" in env.render() and "drawn from stock" in env.render()
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, rew, term, trunc, info = env.last()
         if term:
             text = env.render()

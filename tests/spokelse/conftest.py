@@ -9,7 +9,9 @@ from kortmiljo.core.cards import FRENCH
 from kortmiljo.games.spokelse import SpokelseEngine
 
 
-def stacked(n: int, dealer: int, ghosts: list[str], slots: list[list[str]], up: str, stock: list[str] = ()) -> list[str]:
+def stacked(
+    n: int, dealer: int, ghosts: list[str], slots: list[list[str]], up: str, stock: list[str] = ()
+) -> list[str]:
     """A 52-card deck that deals the given ghosts/slots (by seat), up card and stock top."""
     order = [(dealer + 1 + i) % n for i in range(n)]
     deck: list[str | None] = [None] * 52

@@ -76,7 +76,7 @@ def _check_all(e: SpokelseEngine) -> None:
     # every card in exactly one place: each location code holds the right number of cards
     assert (loc >= 0).all()
     codes, counts = np.unique(loc, return_counts=True)
-    where = dict(zip(codes.tolist(), counts.tolist()))
+    where = dict(zip(codes.tolist(), counts.tolist(), strict=True))
     for s in range(n):
         assert where.get(10 * s) == 1  # ghost
         for i in range(4):
@@ -161,9 +161,9 @@ def test_resampling_hidden_cards_leaves_the_observation_unchanged(seed, steps, n
 
 
 def _check_all_cards_once(e):
-    assert sorted(e.ghost + [c for s in e.slots for c in s] + e.discard + e.stock + ([e.hand] if e.hand >= 0 else [])) == list(
-        range(52)
-    )
+    assert sorted(
+        e.ghost + [c for s in e.slots for c in s] + e.discard + e.stock + ([e.hand] if e.hand >= 0 else [])
+    ) == list(range(52))
 
 
 def test_resample_continues_to_a_legal_end():

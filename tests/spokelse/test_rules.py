@@ -27,7 +27,21 @@ def test_card_points_example_3_5():
 
 
 def test_card_values_by_rank_and_jack_variant():
-    expected = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 0, "9": 9, "T": 10, "J": 0.5, "Q": 12, "K": 13}
+    expected = {
+        "A": 1,
+        "2": 2,
+        "3": 3,
+        "4": 4,
+        "5": 5,
+        "6": 6,
+        "7": 7,
+        "8": 0,
+        "9": 9,
+        "T": 10,
+        "J": 0.5,
+        "Q": 12,
+        "K": 13,
+    }
     for r, v in expected.items():
         for s in "SHDC":  # suits never matter
             assert points([r + s]) == v
@@ -47,7 +61,9 @@ def test_ghost_king_makes_19_and_loses_to_12():
 def test_queen_for_three_swap():
     # player_0 peeked at slot 1 (Q♣), draws 3♥ and swaps it there: Q♣ goes to the pile,
     # 12 points are gone and player_0 still knows the slot.
-    deck = stacked(2, 1, ghosts=["2S", "2D"], slots=[["4S", "QC", "5S", "6S"], ["4D", "5D", "6D", "7D"]], up="9C", stock=["3H"])
+    deck = stacked(
+        2, 1, ghosts=["2S", "2D"], slots=[["4S", "QC", "5S", "6S"], ["4D", "5D", "6D", "7D"]], up="9C", stock=["3H"]
+    )
     e = new_engine(deck, dealer=1)
     before = e.round_sums()[0]
     play(e, "draw", "swap:1")
@@ -203,7 +219,11 @@ def test_rewards_win_and_points_modes_and_tie():
 
 def test_three_players_winner_split_and_points_zero_sum():
     deck = stacked(
-        3, 2, ghosts=["8S", "8D", "KC"], slots=[["AS", "AD", "2C", "2H"], ["AC", "AH", "2D", "2S"], ["KS", "KD", "KH", "QS"]], up="9C"
+        3,
+        2,
+        ghosts=["8S", "8D", "KC"],
+        slots=[["AS", "AD", "2C", "2H"], ["AC", "AH", "2D", "2S"], ["KS", "KD", "KH", "QS"]],
+        up="9C",
     )
     e = new_engine(deck, dealer=2, num_players=3)
     run_out_stock(e)
@@ -254,14 +274,22 @@ def test_match_intermediate_rewards_are_zero_and_new_deal_passes_left():
 
 def test_match_both_pass_target_in_same_round_higher_total_loses():
     e = SpokelseEngine(match_to=5)
-    e.new_episode(np.random.default_rng(0), stacked(2, 1, ["KS", "QD"], [["8S", "8D", "8C", "8H"], ["JS", "JD", "JC", "JH"]], "9C"), 1)
+    e.new_episode(
+        np.random.default_rng(0),
+        stacked(2, 1, ["KS", "QD"], [["8S", "8D", "8C", "8H"], ["JS", "JD", "JC", "JH"]], "9C"),
+        1,
+    )
     run_out_stock(e)
     assert e.totals == [13, 14] and e.rewards == [1.0, -1.0]
 
 
 def test_match_points_reward_uses_totals():
     e = SpokelseEngine(match_to=5, reward="points")
-    e.new_episode(np.random.default_rng(0), stacked(2, 1, ["KS", "QD"], [["8S", "8D", "8C", "8H"], ["JS", "JD", "JC", "JH"]], "9C"), 1)
+    e.new_episode(
+        np.random.default_rng(0),
+        stacked(2, 1, ["KS", "QD"], [["8S", "8D", "8C", "8H"], ["JS", "JD", "JC", "JH"]], "9C"),
+        1,
+    )
     run_out_stock(e)
     assert e.rewards == [1.0, -1.0]
 

@@ -48,5 +48,7 @@ def render(e: SpokelseEngine, viewer: int | None) -> str:
         low = min(e.totals if e.match_to else sums)
         scores = e.totals if e.match_to else sums
         win = [f"player_{s}" for s in range(n) if scores[s] == low]
-        lines.append(f"  {'match' if e.match_to else 'round'} over: {' and '.join(win)} win{'s' if len(win) == 1 else ''}")
+        lines.append(
+            f"  {'match' if e.match_to else 'round'} over: {' and '.join(win)} win{'s' if len(win) == 1 else ''}"
+        )
     return "\n".join(lines)

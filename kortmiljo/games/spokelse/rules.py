@@ -159,25 +159,58 @@ class SpokelseEngine(Engine):
         n, L = self.num_players, Layout()
         k = n - 1
         self.o_own = L.add("own_slots", 4 * 53, "own slots 0–3, each a 53-wide one-hot: card index, or 52 = not known")
-        self.o_opp = L.add("opp_slots", k * 4 * 53, "each opponent (relative seat 1…n-1) × 4 slots, one-hot as publicly known (52 = not known)")
+        self.o_opp = L.add(
+            "opp_slots",
+            k * 4 * 53,
+            "each opponent (relative seat 1…n-1) × 4 slots, one-hot as publicly known (52 = not known)",
+        )
         self.o_own_pts = L.add("own_slot_points", 4, "points of each own slot /13, 0 where not known")
         self.o_own_known = L.add("own_slot_known", 4, "1 where the own slot's card is known")
         self.o_opp_pts = L.add("opp_slot_points", k * 4, "points of each opponent slot /13 where publicly known")
         self.o_opp_known = L.add("opp_slot_known", k * 4, "1 where the opponent slot's card is publicly known")
-        self.o_hand = L.add("hand", 53, "card held by the seat on move, one-hot where this seat knows it (its own draw, or any take), else 52")
-        self.o_from_stock = L.add("hand_from_stock", 1, "1 if the seat on move holds a card drawn from the stock (discard is legal)")
+        self.o_hand = L.add(
+            "hand",
+            53,
+            "card held by the seat on move, one-hot where this seat knows it (its own draw, or any take), else 52",
+        )
+        self.o_from_stock = L.add(
+            "hand_from_stock",
+            1,
+            "1 if the seat on move holds a card drawn from the stock (discard is legal)",
+        )
         self.o_top = L.add("discard_top", 52, "top card of the discard pile (one-hot)")
         self.o_pile = L.add("discard_pile", 52, "every card now in the discard pile")
-        self.o_by = L.add("discarded_by", n * 52, "cards each seat (relative, self first) has put on the discard pile this round")
+        self.o_by = L.add(
+            "discarded_by",
+            n * 52,
+            "cards each seat (relative, self first) has put on the discard pile this round",
+        )
         self.o_stock = L.add("stock_size", 1, "cards left in the stock / initial stock size")
         self.o_phase = L.add("phase", 3, "one-hot: draw/take, place (swap/discard), round over")
-        self.o_ev = L.add("unseen_mean_points", 1, "mean points /13 of the cards this seat cannot locate (expected value of an unknown card)")
+        self.o_ev = L.add(
+            "unseen_mean_points",
+            1,
+            "mean points /13 of the cards this seat cannot locate (expected value of an unknown card)",
+        )
         self.o_sums = L.add("round_sums", n, "final round sums /65 per relative seat, filled when the round ends")
-        self.o_totals = L.add("match_totals", n, "match totals of the completed rounds / match_to per relative seat (0 outside a match)")
+        self.o_totals = L.add(
+            "match_totals",
+            n,
+            "match totals of the completed rounds / match_to per relative seat (0 outside a match)",
+        )
         self.o_dealer = L.add("seat_from_dealer", n, "one-hot (seat − dealer) mod n")
         self.o_to_move = L.add("to_move", n, "one-hot relative seat on move (all 0 when the round is over)")
-        self.o_owner = L.add("owner_knows", n * 4, "per relative seat × slot: 1 where the slot's owner knows its card (its peeks and every card it put there); public")
-        self.o_swapped = L.add("swapped_in", n * 4, "per relative seat × slot: 1 where the card was put there this round (from the stock or the pile); public")
+        self.o_owner = L.add(
+            "owner_knows",
+            n * 4,
+            "per relative seat × slot: 1 where the slot's owner knows its card "
+            "(its peeks and every card it put there); public",
+        )
+        self.o_swapped = L.add(
+            "swapped_in",
+            n * 4,
+            "per relative seat × slot: 1 where the card was put there this round (from the stock or the pile); public",
+        )
         if self.max_turns is not None:
             self.o_turns = L.add("turns_left", 1, "max_turns variant: turns left in this round / max_turns")
         self.layout = L
@@ -522,11 +555,13 @@ class SpokelseEngine(Engine):
         hidden_hand = self.hand >= 0 and seat != self.current_player and self.hand_from_stock
         if hidden_hand:
             places.append(("hand", 0, 0))
-        cards = [self.ghost[s] if k == "ghost" else self.slots[s][i] if k == "slot" else self.hand for k, s, i in places]
+        cards = [
+            self.ghost[s] if k == "ghost" else self.slots[s][i] if k == "slot" else self.hand for k, s, i in places
+        ]
         cards += self.stock
         cards.sort()  # canonical: the redeal depends on what ``seat`` knows and ``rng`` only
         perm = [cards[j] for j in rng.permutation(len(cards))]
-        for (k, s, i), c in zip(places, perm):
+        for (k, s, i), c in zip(places, perm, strict=False):  # the rest of perm is the stock
             if k == "ghost":
                 new.ghost[s] = c
             elif k == "slot":
