@@ -120,9 +120,20 @@ def unique_names(specs: Sequence[Any]) -> list[str]:
 
 
 # ---- running --------------------------------------------------------------------------
-def play_game(env, policies: Sequence[Policy], seed: int | None = None, options: dict | None = None):
-    """Play one episode, seat ``i`` driven by ``policies[i]``; return (rewards, infos) per seat."""
+MAX_STEPS = 100_000  # far beyond any real game; guards against agents that never end one
+
+
+def play_game(
+    env, policies: Sequence[Policy], seed: int | None = None, options: dict | None = None, max_steps: int = MAX_STEPS
+):
+    """Play one episode, seat ``i`` driven by ``policies[i]``; return (rewards, infos) per seat.
+
+    Two deterministic agents can keep a Spøkelse round alive forever by taking from the pile
+    in turn (the round ends only when the stock runs out); past ``max_steps`` agent steps the
+    game is abandoned with a RuntimeError that says so, instead of hanging the tournament.
+    """
     env.reset(seed=seed, options=options)
+    limit = max_steps
     engine = env.unwrapped.engine
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     total = [0.0] * len(policies)
@@ -135,6 +146,13 @@ def play_game(env, policies: Sequence[Policy], seed: int | None = None, options:
             infos[i] = dict(info)
             action = None
         else:
+            max_steps -= 1
+            if max_steps < 0:
+                names = ", ".join(getattr(p, "name", type(p).__name__) for p in policies)
+                raise RuntimeError(
+                    f"game abandoned after {limit} steps without ending ({names}); the agents may be "
+                    "passing cards back and forth (in Spøkelse the max_turns option caps a round)"
+                )
             p = policies[i]
             action = p.act(obs, engine if p.needs_engine else None)
         env.step(action)

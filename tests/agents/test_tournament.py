@@ -152,3 +152,23 @@ def test_eval_cli_smoke(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "heuristic" in proc.stdout
     assert json.loads(out.read_text())["games"] == 4
+
+
+def test_a_game_that_never_ends_is_abandoned_with_a_clear_error():
+    from agents.base import Policy
+    from agents.tournament import play_game
+    from kortmiljo import spokelse_v0
+
+    class TakeAndSwap(Policy):
+        """Always takes the pile's top card and swaps it into slot 0: two of them never end a round."""
+
+        name = "loop"
+
+        def act(self, obs, engine=None):
+            mask = obs["action_mask"]
+            return 1 if mask[1] else 2
+
+    env = spokelse_v0.env()
+    spec = env.unwrapped.engine
+    with pytest.raises(RuntimeError, match="abandoned after"):
+        play_game(env, [TakeAndSwap(spec), TakeAndSwap(spec)], seed=0, max_steps=500)
