@@ -332,3 +332,12 @@ def test_terminal_lane_without_autoreset_rejects_steps():
     assert not be.legal_mask().any()
     with pytest.raises(BatchedIllegalActionError, match=r"lane 0: .*legal actions: \(none\)"):
         be.step(np.zeros(3, dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "option",
+    [{"ranks": ["1", "2", "3", "4", "5", "6", "7", "kille"], "num_players": 3}, {"hand_size": 2}, {"extra_cards": 1}],
+)
+def test_teaching_options_are_refused_not_ignored(option):
+    with pytest.raises(ValueError, match="teaching option"):
+        BatchedFemkortskille(4, seed=0, **option)

@@ -144,6 +144,13 @@ class BatchedFemkortskille:
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.spec = spec = FemkortskilleEngine(**options)  # validates the options; layout and action table
+        teaching = {"ranks": None, "hand_size": 3, "extra_cards": 2}
+        odd = [k for k, default in teaching.items() if options.get(k, default) != default]
+        if odd:
+            raise ValueError(
+                f"the batched Femkortskille engine plays the full game; the teaching option(s) "
+                f"{', '.join(odd)} are served by the scalar engine (kortmiljo.femkortskille_v0) only"
+            )
         self.config = dict(spec.config)
         self.num_players = n = spec.num_players
         self.num_envs = B = int(num_envs)
