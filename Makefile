@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[train,test,bench]'
+	$(PY) -m pip install -q -e '.[train,test,bench,openspiel]'
 	touch $(STAMP)
 
 demo: $(STAMP)  ## the main job: train a small agent and evaluate it against the baselines
@@ -22,7 +22,8 @@ test: $(STAMP)  ## the default test suite (slow checks excluded)
 test-all: $(STAMP)  ## everything, slow checks included
 	$(PY) -m pytest -q -n 2 -m ''
 
-bench: $(STAMP)
+bench: $(STAMP)  ## throughput (with the PGX anchor) and strength tables
+	$(PY) -m pip install -q -e '.[pgx]'
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/strength.py
 
