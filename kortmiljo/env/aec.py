@@ -155,6 +155,36 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
 
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+
+def _forward(name: str, guarded: bool = True) -> property:
+    """A read-only attribute of the wrapped env, with the wrapper's before-reset check.
+
+    Class attributes bypass ``__getattr__``, which the AEC loop would otherwise walk
+    through twice for every ``agent_selection``, ``agents`` or ``rewards`` it reads.
+    """
+
+    def get(self):
+        if guarded and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get)
+
+
+for _name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+    setattr(OrderEnforcing, _name, _forward(_name))
+OrderEnforcing._cumulative_rewards = _forward("_cumulative_rewards", guarded=False)
+
 
 def make_env_fns(engine_cls: type[Engine]):
     """``env`` and ``raw_env`` for a game module, wrapped per PettingZoo conventions.

@@ -213,3 +213,13 @@ def test_bad_config_and_render_mode():
         spokelse_v0.env(num_players=7)
     with pytest.raises(ValueError, match="render_mode"):
         spokelse_v0.env(render_mode="rgb_array")
+
+
+def test_order_enforcement_before_reset():
+    env = spokelse_v0.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection  # noqa: B018
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    assert env.agent_selection in env.agents and env.num_agents == 2
