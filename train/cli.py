@@ -611,7 +611,7 @@ class Trainer:
             budget_s=fit_budget,
             log=self.log,
         )
-        self.bc_data = data
+        self.bc_data = data if a.bc_aux_coef > 0 else None  # kept only for the auxiliary loss (memory)
         self.state["bc"] = {
             "teacher": teacher,
             "opponents": opp_names,
@@ -687,15 +687,13 @@ class Trainer:
         return self.finish()
 
     def reload_bc_data(self) -> None:
-        from train import bc
-
+        """The teacher data again after a resume (for ``--bc-aux-coef``), from the cache."""
         info = self.state.get("bc") or {}
         cache = info.get("cache")
         if not cache or not Path(cache).exists():
             return
         parts = [np.load(f) for f in sorted(Path(cache).glob("chunk_*.npz"))]
-        self.bc_data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "action", "value")}
-        _ = bc  # data layout documented in train.bc
+        self.bc_data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "action")}
 
     def load_init(self, path: str) -> None:
         from sb3_contrib import MaskablePPO
