@@ -33,19 +33,21 @@ ROOT = Path(__file__).resolve().parents[1]
 # The recipes. Each is the full `kortmiljo train` command line after `kortmiljo train`.
 RECIPES: dict[str, str] = {
     "spokelse": (
-        "spokelse --minutes 30 --seed 0 --bc-teacher heuristic --bc-games 8000 --bc-opponents heuristic "
-        "--bc-epochs 6 --opponents random,heuristic --self-play-prob 0.2 --lr 3e-5 --clip 0.1 "
-        "--ent-coef 0.001 --target-kl 0.02 --eval-every 100000 --eval-deals 500"
+        "spokelse --minutes 30 --seed 0 --privileged-critic --bc-teacher heuristic --bc-games 8000 "
+        "--bc-opponents heuristic --bc-epochs 6 --opponents random,heuristic --self-play-prob 0.2 --lr 3e-5 "
+        "--clip 0.1 --gae-lambda 0.8 --n-steps 512 --batch-size 1024 --ent-coef 0.001 --target-kl 0.02 "
+        "--eval-every 100000 --eval-deals 1000"
     ),
     "sproyte": (
-        "sproyte --minutes 30 --seed 0 --bc-teacher heuristic --bc-games 6000 --bc-opponents heuristic,random "
-        "--bc-epochs 8 --opponents random,heuristic --self-play-prob 0.3 --lr 1e-4 --clip 0.15 "
-        "--ent-coef 0.003 --eval-every 100000 --eval-deals 300"
+        "sproyte --minutes 30 --seed 0 --bc-teacher heuristic --bc-games 12000 --bc-opponents heuristic,random "
+        "--bc-epochs 8 --opponents random,heuristic --self-play-prob 0.3 --lr 1e-4 --clip 0.15 --gae-lambda 0.8 "
+        "--ent-coef 0.003 --eval-every 100000 --eval-deals 400"
     ),
     "femkortskille": (
-        "femkortskille --minutes 30 --seed 0 --bc-teacher heuristic --bc-games 10000 "
+        "femkortskille --minutes 30 --seed 0 --privileged-critic --bc-teacher heuristic --bc-games 10000 "
         "--bc-opponents heuristic,random --bc-epochs 6 --opponents random,heuristic --self-play-prob 0.3 "
-        "--lr 1e-4 --clip 0.15 --ent-coef 0.003 --reward-scale 0.2 --eval-every 100000 --eval-deals 300"
+        "--lr 1e-4 --clip 0.15 --gae-lambda 0.8 --ent-coef 0.003 --reward-scale 0.2 --eval-every 100000 "
+        "--eval-deals 400"
     ),
 }
 EVAL_GAMES = 4000

@@ -35,7 +35,12 @@ def plot_learning_curve(run_dir: str | Path) -> Path:
             ax1.errorbar(x, y, yerr=e, marker="o", capsize=3, label=f"vs {name}")
     ax1.axhline(0, color="grey", lw=0.8)
     ax1.set_ylabel("mean reward per game (duplicate)")
-    ax1.set_title(f"{d.name}: evaluation (95% intervals)")
+    game = ""
+    if (d / "config.json").exists():
+        import json
+
+        game = json.loads((d / "config.json").read_text()).get("game", "") + " "
+    ax1.set_title(f"{game}{d}: duplicate-deal evaluations (95% intervals)")
     if names:
         ax1.legend()
     pts = [(int(r["timesteps"]), float(r["game_return_mean"])) for r in prog if r.get("game_return_mean")]
