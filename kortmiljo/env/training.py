@@ -39,9 +39,11 @@ from it stated. With ``privileged=True`` a vector of hidden state follows
 (``privileged_features``: Spøkelse's true slots, ghosts and stock order; elsewhere the
 other seats' own observations). It is meant for an asymmetric critic only
 (``train/policy.py`` slices the actor's input to the first ``actor_size`` entries); a
-policy that read it would cheat. ``action_masks()`` (on the env itself, so it works in any VecEnv) gives
-the learner's legal actions as booleans, and ``action_space.sample()`` draws a legal
-action (:class:`LegalDiscrete`).
+policy that read it would cheat.
+
+``action_masks()`` (on the env itself, so it works in any VecEnv) gives the learner's
+legal actions as booleans, and ``action_space.sample()`` draws a legal action
+(:class:`LegalDiscrete`).
 
 Illegal actions. Gymnasium's contract (and its ``check_env``) expects every action of
 the space to be accepted. **Decision**: by default (``illegal_action="penalty"``) an
