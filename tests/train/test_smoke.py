@@ -174,3 +174,17 @@ def test_demo_runs_end_to_end(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["vs"]) == {"random", "heuristic"} and summary["vs"]["random"]["games"] >= 20
     assert "mean reward" in capsys.readouterr().out
+
+
+def test_behaviour_cloning_pretraining_and_cache(tmp_path):
+    cache = tmp_path / "cache"
+    base = ["spokelse", "--bc-teacher", "heuristic", "--bc-games", "25", "--bc-epochs", "2", "--timesteps", "256"]
+    base += ["--eval-deals", "4", "--eval-opponents", "heuristic", "--opponents", "heuristic", "--cache", str(cache)]
+    assert train_main([*base, "--out", str(tmp_path / "a"), *TINY]) == 0
+    bc = json.loads((tmp_path / "a" / "report.json").read_text())["behaviour_cloning"]
+    assert bc["teacher"] == "heuristic" and bc["games"] == 25 and bc["decisions"] > 500
+    assert bc["fit"]["held_out_samples"] > 0 and 0 < bc["final_val_acc"] <= 1
+    assert len(list(cache.rglob("chunk_*.npz"))) == 1
+    assert train_main([*base, "--out", str(tmp_path / "b"), *TINY]) == 0  # the same data come from the cache
+    again = json.loads((tmp_path / "b" / "report.json").read_text())["behaviour_cloning"]
+    assert again["collect_seconds_this_run"] == 0 and again["decisions"] == bc["decisions"]
