@@ -8,8 +8,15 @@ shaped value function). Data are cached in chunks of games under ``cache_dir`` (
 game, configuration, teacher, teacher source code, opponents, seed and observation
 size), so a rerun or a larger ``--bc-games`` only plays the missing chunks.
 
+With a privileged critic (``--privileged-critic``) each record also carries the hidden
+state the critic sees (:func:`kortmiljo.env.training.privileged_features`).
+
 ``fit`` minimises cross-entropy of the masked policy on the teacher's actions plus
-``vf_coef`` × the value error, and reports held-out agreement with the teacher.
+``vf_coef`` × the value error, on whole games held out (5 %) for validation: decisions of
+one game share its outcome, so a random split would reward a value head that memorises
+outcomes. Each head keeps its best epoch on the held-out games (the value head overfits
+much earlier than the policy), and the report gives the held-out agreement with the
+teacher.
 """
 
 from __future__ import annotations
