@@ -59,14 +59,58 @@ from kortmiljo.core.engine import Engine
 
 from .base import Policy, RandomPolicy
 
-# per game: worlds per decision, then more worlds while the rollout steps stay within the
-# budget (up to max_worlds); sized by measurement to tens of milliseconds per decision
-SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout steps
-DEFAULTS = {
-    "spokelse": {"worlds": 40, "step_budget": 12_000, "max_worlds": 400},
-    "sproyte": {"worlds": 3, "step_budget": 1_500, "max_worlds": 48},
-    "femkortskille": {"worlds": 4, "step_budget": None, "max_worlds": 4},
+# Settings per game and decision stage (see :func:`stage_of`): ``worlds`` per decision, then
+# more worlds while the rollout steps stay within ``step_budget`` (up to ``max_worlds``);
+# ``confidence``: standard errors the best action must beat the heuristic's move by;
+# ``search=False``: take the heuristic's move without searching. Sized by measurement.
+SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout steps (per game below)
+DEFAULTS: dict[str, dict[str, dict]] = {
+    "spokelse": {"*": {"worlds": 40, "step_budget": 12_000, "max_worlds": 400, "confidence": 2.0}},
+    "sproyte": {
+        "play": {"worlds": 16, "step_budget": 5_000, "max_worlds": 300, "confidence": 0.0, "sample_cost": 25},
+        "exchange": {"search": False},
+        "talon": {"worlds": 24, "step_budget": None, "max_worlds": 24, "confidence": 2.0},
+    },
+    "femkortskille": {
+        "play": {"worlds": 32, "step_budget": 4_000, "max_worlds": 400, "confidence": 0.0, "sample_cost": 10},
+        "*": {"search": False},
+    },
 }
+GENERIC = {"worlds": 8, "step_budget": None, "max_worlds": 8, "confidence": 2.0}
+
+# the decision stage, from the name of a legal action (the part before ":")
+STAGE_OF_ACTION = {
+    "sproyte": {"play": "play", "discard": "exchange", "done": "exchange", "take_talon": "talon", "keep": "talon"},
+    "femkortskille": {
+        "play": "play",
+        "knock": "bid",
+        "pass": "bid",
+        "lura": "bid",
+        "show": "bid",
+        "bet:": "bid",  # auktion bets (poker's plain "bet" is a betting-round action)
+        "discard": "exchange",
+        "done": "exchange",
+        "check": "betting",
+        "bet": "betting",
+        "call": "betting",
+        "raise": "betting",
+        "fold": "betting",
+    },
+}
+
+
+def stage_of(game: str, action_names: list[str]) -> str:
+    """The decision stage of a decision with these legal actions ("*" where the game has none)."""
+    table = STAGE_OF_ACTION.get(game)
+    if not table:
+        return "*"
+    for name in action_names:
+        key = name.split(":")[0]
+        if key == "bet" and ":" in name:
+            key = "bet:"
+        if key in table:
+            return table[key]
+    return "*"
 
 
 def rollout_policy_for(engine: Engine, seed: int | None = None) -> Policy:
@@ -103,24 +147,44 @@ class SearchPolicy(Policy):
         step_budget: int | None = -1,
         max_worlds: int | None = None,
         tie_break: str = "policy",
-        confidence: float = 2.0,
+        confidence: float | None = None,
         score: str = "reward",
         belief: bool = True,
         max_rollout_steps: int = 20_000,
+        stages: dict[str, dict] | None = None,
     ):
         super().__init__(engine, seed)
-        default = DEFAULTS.get(engine.NAME, {"worlds": 8, "step_budget": None, "max_worlds": 8})
-        self.worlds = int(worlds if worlds is not None else default["worlds"])
-        # -1: the game's default budget; None: exactly ``worlds`` worlds
-        self.step_budget = default["step_budget"] if step_budget == -1 else step_budget
-        self.max_worlds = int(max_worlds if max_worlds is not None else max(default["max_worlds"], self.worlds))
+        self.game = engine.NAME
+        # per-stage settings: the game's defaults, then ``stages``, then the plain keyword
+        # arguments (which apply to every stage)
+        table = {k: dict(v) for k, v in DEFAULTS.get(self.game, {"*": GENERIC}).items()}
+        for stage, over in (stages or {}).items():
+            table.setdefault(stage, dict(table.get("*", GENERIC))).update(over)
+        for cfg in table.values():
+            for key, val in (("worlds", worlds), ("max_worlds", max_worlds), ("confidence", confidence)):
+                if val is not None:
+                    cfg[key] = val
+            if step_budget != -1:  # -1: the default budget; None: exactly ``worlds`` worlds
+                cfg["step_budget"] = step_budget
+            cfg.setdefault("worlds", GENERIC["worlds"])
+            cfg.setdefault("step_budget", None)
+            cfg.setdefault("confidence", GENERIC["confidence"])
+            cfg["worlds"] = int(cfg["worlds"])
+            cfg["max_worlds"] = int(max(cfg.get("max_worlds", cfg["worlds"]), cfg["worlds"]))
+            cfg.setdefault("sample_cost", SAMPLE_COST)
+            cfg.setdefault("search", True)
+            if cfg["worlds"] < 1:
+                raise ValueError(f"worlds must be >= 1, got worlds={cfg['worlds']}")
+        self.settings = table
+        main = table.get("play", table.get("*", next(iter(table.values()))))
+        self.worlds, self.step_budget, self.max_worlds = main["worlds"], main["step_budget"], main["max_worlds"]
+        self.confidence = float(main["confidence"])
         self.rollouts = int(rollouts)
-        if self.worlds < 1 or self.rollouts < 1:
-            raise ValueError(f"worlds and rollouts must be >= 1, got worlds={self.worlds}, rollouts={self.rollouts}")
+        if self.rollouts < 1:
+            raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
         if tie_break not in ("policy", "index"):
             raise ValueError(f"tie_break must be 'policy' or 'index', got {tie_break!r}")
         self.tie_break = tie_break
-        self.confidence = float(confidence)
         if score not in ("reward", "points"):
             raise ValueError(f"score must be 'reward' or 'points', got {score!r}")
         self.score = score
@@ -131,7 +195,14 @@ class SearchPolicy(Policy):
         self._batch = getattr(self.rollout_policy, "rollout_batch", None)
         sampler = getattr(self.rollout_policy, "sample_world", None) if belief else None
         self._sample = sampler or (lambda engine, seat, rng: engine.resample(seat, rng))
+        self._weigh = getattr(self.rollout_policy, "world_weight", None) if belief else None
+        self.last_weights = np.ones(0)  # weight of each column of the last search's scores
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
+        self.last_stage = ""
+
+    def stage_settings(self, actions: list[int]) -> tuple[str, dict]:
+        stage = stage_of(self.game, [self.spec.action_names[a] for a in actions])
+        return stage, self.settings.get(stage, self.settings.get("*", GENERIC))
 
     def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
         legal = np.flatnonzero(obs["action_mask"])
@@ -140,12 +211,17 @@ class SearchPolicy(Policy):
         if len(legal) == 1:
             self.last_scores = {int(legal[0]): 0.0}
             return int(legal[0])
+        actions = [int(a) for a in legal]
+        self.last_stage, cfg = self.stage_settings(actions)
+        if not cfg["search"] and not self._is_random:
+            self.last_scores = {}
+            return int(self.rollout_policy.act(obs))
         if engine is None:
             raise ValueError("search_v0 needs the live engine: call act(obs, engine) (needs_engine=True)")
         seat = engine.current_player
-        actions = [int(a) for a in legal]
-        samples = self.evaluate(engine, seat, actions)  # (actions, worlds * rollouts)
-        scores = samples.mean(axis=1)
+        samples = self.evaluate(engine, seat, actions, cfg)  # (actions, worlds * rollouts)
+        w = self.last_weights
+        scores = samples.mean(axis=1) if np.all(w == w[0]) else samples @ w / w.sum()
         self.last_scores = dict(zip(actions, scores.tolist(), strict=True))
         best = scores.max()
         tied = [a for a, s in zip(actions, scores, strict=True) if s >= best - 1e-9]
@@ -158,29 +234,41 @@ class SearchPolicy(Policy):
         # the best action over the default must exceed ``confidence`` standard errors
         j, k = actions.index(tied[0]), actions.index(default)
         d = samples[j] - samples[k]
-        se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0
-        return tied[0] if d.mean() > self.confidence * se else default
+        if len(d) < 2:
+            m, se = float(d.mean()), 0.0
+        elif np.all(w == w[0]):
+            m, se = float(d.mean()), float(d.std(ddof=1)) / np.sqrt(len(d))
+        else:  # the self-normalized importance-sampling mean and its delta-method error
+            m = float(d @ w / w.sum())
+            se = float(np.sqrt((w * w) @ (d - m) ** 2)) / float(w.sum())
+        return tied[0] if m > cfg["confidence"] * se else default
 
-    def evaluate(self, engine: Engine, seat: int, actions: list[int]) -> np.ndarray:
+    def evaluate(self, engine: Engine, seat: int, actions: list[int], cfg: dict | None = None) -> np.ndarray:
         """Scores of each action: an array (actions, worlds * rollouts), paired by column.
 
         ``worlds`` worlds first; with a ``step_budget``, as many more as the rollout steps
         the first ones took say will fit (at most ``max_worlds`` in all): rollouts shorten
         as the episode nears its end, so late decisions, which the outcome hinges on most
         directly, get many more worlds for the same cost."""
-        first, steps = self._evaluate_worlds(engine, seat, actions, self.worlds)
-        if self.step_budget is None or steps <= 0:
+        if cfg is None:
+            cfg = self.stage_settings(actions)[1]
+        W0, budget, cost = cfg["worlds"], cfg["step_budget"], cfg["sample_cost"]
+        first, steps, weights = self._evaluate_worlds(engine, seat, actions, W0)
+        self.last_weights = weights
+        if budget is None or steps <= 0:
             return first
-        per_world = steps / self.worlds + SAMPLE_COST
-        extra = min(
-            int((self.step_budget - steps - SAMPLE_COST * self.worlds) / per_world), self.max_worlds - self.worlds
-        )
+        per_world = steps / W0 + cost
+        extra = min(int((budget - steps - cost * W0) / per_world), cfg["max_worlds"] - W0)
         if extra < 1:
             return first
-        more, _ = self._evaluate_worlds(engine, seat, actions, extra)
+        more, _, w_more = self._evaluate_worlds(engine, seat, actions, extra)
+        self.last_weights = np.concatenate([weights, w_more])
         return np.concatenate([first, more], axis=1)
 
-    def _evaluate_worlds(self, engine: Engine, seat: int, actions: list[int], W: int) -> tuple[np.ndarray, int]:
+    def _evaluate_worlds(
+        self, engine: Engine, seat: int, actions: list[int], W: int
+    ) -> tuple[np.ndarray, int, np.ndarray]:
+        """(scores (actions, W * rollouts), rollout steps, weight per column)."""
         R = self.rollouts
         seeds = self.rng.integers(2**63, size=(W, 1 + R))
         worlds = []
@@ -188,23 +276,28 @@ class SearchPolicy(Policy):
             world = self._sample(engine, seat, np.random.default_rng(int(seeds[w, 0])))
             world.rng = np.random.default_rng(int(seeds[w, 1]))  # later deals: our own stream
             worlds.append(world)
+        weigh = self._weigh
+        weights = np.repeat([float(weigh(world, seat)) if weigh else 1.0 for world in worlds], R)
+        if not weights.sum() > 0:
+            weights[:] = 1.0
         if self._batch is not None:
             states = [world for world in worlds for _ in actions]
             kw = {"score": self.score} if self.score != "reward" else {}
             got = self._batch(states, seat, [a for _ in worlds for a in actions], **kw)
             if got is not None:  # deterministic rollouts: every repeat would give the same score
                 steps = int(getattr(self.rollout_policy, "last_steps", 0))
-                return np.repeat(got.reshape(W, len(actions)).T, R, axis=1), steps
+                return np.repeat(got.reshape(W, len(actions)).T, R, axis=1), steps, weights
         out = np.zeros((len(actions), W * R))
         self._steps = 0
         for w, world in enumerate(worlds):
+            world.rng = None  # each rollout gets its own stream below: cloning need not copy one
             for j, a in enumerate(actions):
                 for r in range(R):
                     sim = world.clone()
                     sim.rng = np.random.default_rng(int(seeds[w, 1 + r]))
                     self.rollout_policy.seed(int(seeds[w, 1 + r]))
                     out[j, w * R + r] = self._rollout(sim, seat, a)
-        return out, self._steps
+        return out, self._steps, weights
 
     def _rollout(self, sim: Engine, seat: int, action: int) -> float:
         sim.step(action)

@@ -47,6 +47,10 @@ from .base import Policy
 
 STRENGTH = [ACE_HIGH[c % 13] for c in range(52)]  # 0 = two … 12 = ace
 SUIT = [c // 13 for c in range(52)]
+# belief for search (``sample_world``): a discarded card weighs exp(-DISCARD_BETA * value);
+# the Metropolis chain makes DISCARD_SWEEPS swap proposals per discarded card
+DISCARD_BETA = 10.0
+DISCARD_SWEEPS = 6
 
 
 @dataclass
@@ -59,7 +63,7 @@ class View:
     phase: int
     trick: list[int]  # cards on the table in play order
     unseen: np.ndarray  # int8 over 52 cards
-    voids: np.ndarray  # bool (relative seat, suit)
+    voids: np.ndarray | list  # bool (relative seat, suit)
     exchange_left: int
     tricks: list[int]  # per relative seat
 
@@ -120,9 +124,100 @@ class SproyteHeuristic(Policy):
         return PLAY0 + self._play_tricks(v, cards)
 
     def act_seat(self, engine: Engine, seat: int) -> int:
-        """The same decision, with the observation of ``seat`` read straight from ``engine``."""
-        mask = engine.legal_mask() if seat == engine.current_player else np.zeros(len(engine.action_names), np.int8)
-        return self.act({"observation": engine.observe(seat), "action_mask": mask, "unseen": engine.unseen(seat)})
+        """The same decision for the seat on move, with what its observation holds read straight
+        from ``engine``'s state (no observation vector is built: this is what search rollouts
+        call; a test checks that it always equals :meth:`act`)."""
+        e = engine
+        if seat != e.current_player or e.terminal or e.truncated:
+            raise ValueError("act_seat decides for the seat on move only")
+        legal = sorted(e.legal_actions())
+        if len(legal) == 1:
+            return legal[0]
+        if len(legal) == 0:
+            raise ValueError("no legal action")
+        v = self.view_from_engine(e, seat)
+        if v.phase == Phase.EXCHANGE:
+            return self._exchange(v, set(legal))
+        if v.phase == Phase.TALON:
+            return self._talon(v)
+        cards = [a - PLAY0 for a in legal]
+        if v.contract == NULLO:
+            return PLAY0 + self._play_nullo(v, cards)
+        return PLAY0 + self._play_tricks(v, cards)
+
+    @staticmethod
+    def view_from_engine(e: Engine, seat: int) -> View:
+        """The :class:`View` that :meth:`decode` gives for ``seat``'s observation, read from the
+        engine's state (only what that observation shows)."""
+        rel = [(seat + r) % 3 for r in range(3)]
+        phase = int(e.phase)
+        return View(
+            hand=list(e.hands[seat]),
+            contract=int(e.contract),
+            trump=int(e.trump) if e.trump >= 0 else None,
+            phase=phase,
+            trick=list(e.trick),
+            unseen=e._unseen[seat],
+            voids=[e.voids[s] for s in rel],
+            exchange_left=int(e.ex_limit - e.ex_count[e.current_player]) if phase == Phase.EXCHANGE else 0,
+            tricks=[int(e.tricks[s]) for s in rel],
+        )
+
+    # ---- belief for search -------------------------------------------------------------
+    def sample_world(self, engine: Engine, seat: int, rng: np.random.Generator) -> Engine:
+        """``engine.resample(seat, rng)``, then the other seats' discards tilted towards the
+        cards players lay down (what search samples its worlds with).
+
+        A uniform redeal puts trumps, aces and kings among the discards as often as anywhere
+        else, but players lay down their least valuable cards (heuristic_v0 self-play: no
+        trump, no king or ace, 5 % jacks and queens among 3 600 discards). So the hidden cards
+        are swapped between the other seats' discards and their hands and the pile by a short
+        Metropolis chain whose target weights each discarded card by
+        ``exp(-DISCARD_BETA * value)`` (:meth:`value` with a suit of three), keeping the shown
+        voids. Not in ``tretten``, whose laid-down cards are a whole hand. Reads nothing but
+        the resampled copy."""
+        world = engine.resample(seat, rng)
+        if world.tretten or world.phase == Phase.OVER:
+            return world
+        others = [o for o in range(3) if o != seat]
+        outs = [(world.out[o], i) for o in others for i in range(len(world.out[o]))]
+        if not outs:
+            return world
+        hidden = world._unseen[seat]
+        partners = [(world.hands[o], i, o) for o in others for i, c in enumerate(world.hands[o]) if hidden[c]]
+        partners += [(world.pile, i, -1) for i in range(world.pile_pos, len(world.pile)) if hidden[world.pile[i]]]
+        if not partners:
+            return world
+        trump = world.trump if world.trump >= 0 else None
+        logw = [-DISCARD_BETA * self.value(c, 3, world.contract, trump) for c in range(52)]
+        steps = DISCARD_SWEEPS * len(outs)
+        pick_out = rng.integers(len(outs), size=steps).tolist()
+        pick_in = rng.integers(len(partners), size=steps).tolist()
+        coin = rng.random(steps).tolist()
+        voids = world.voids
+        for k in range(steps):
+            oc, oi = outs[pick_out[k]]
+            pc, pi, owner = partners[pick_in[k]]
+            x, y = oc[oi], pc[pi]
+            if owner >= 0 and voids[owner][SUIT[x]]:
+                continue  # x may not go to a hand that has shown void in its suit
+            d = logw[y] - logw[x]
+            if d >= 0.0 or coin[k] < np.exp(d):
+                oc[oi], pc[pi] = y, x
+        for o in others:
+            world.hands[o].sort()
+            sc = [0, 0, 0, 0]
+            for c in world.hands[o]:
+                sc[SUIT[c]] += 1
+            world.suit_count[o] = sc
+            world._unseen[o] = world.reference_unseen(o)
+            world._obs[o] = world.observe_reference(o)
+            # the buffers hold only the incremental part; observe() adds the per-move fields
+            world._obs[o, world.o_phase : world.o_phase + 4] = 0.0
+            world._obs[o, world.o_to_move : world.o_to_move + 3] = 0.0
+            world._obs[o, world.o_leader : world.o_leader + 3] = 0.0
+            world._obs[o, world.o_ex_left] = 0.0
+        return world
 
     # ---- values -----------------------------------------------------------------------
     @staticmethod

@@ -772,26 +772,32 @@ def _constrained_deal(cards: list[int], places: list[tuple[int, int]], rng: np.r
     cards = sorted(cards)  # canonical: the deal depends on what the seat knows and rng only
     order = [cards[i] for i in rng.permutation(len(cards))]
 
-    def feasible() -> bool:
-        for subset in range(1, 16):
-            need = sum(supply[x] for x in range(4) if subset >> x & 1)
-            room = sum(cap[p] for p in range(len(places)) if allowed[p] & subset)
-            if need > room:
-                return False
-        return True
+    # Hall's condition, kept incrementally: for every set S of suits, the cards of S still to
+    # deal (need) must fit in the places that accept a suit of S (room)
+    subsets = range(1, 16)
+    need = [sum(supply[x] for x in range(4) if s >> x & 1) for s in range(16)]
+    room = [sum(cap[p] for p in range(len(places)) if allowed[p] & s) for s in range(16)]
+    with_suit = [[s for s in subsets if s >> x & 1] for x in range(4)]
+    touching = [[s for s in subsets if allowed[p] & s] for p in range(len(places))]
 
     for c in order:
         suit = c // 13
         supply[suit] -= 1
+        for s in with_suit[suit]:
+            need[s] -= 1
         cands = [p for p in range(len(places)) if cap[p] > 0 and allowed[p] >> suit & 1]
         weights = np.array([cap[p] for p in cands], dtype=np.float64)
         while True:
             j = int(rng.choice(len(cands), p=weights / weights.sum()))
             p = cands[j]
             cap[p] -= 1
-            if feasible():
+            for s in touching[p]:
+                room[s] -= 1
+            if all(need[s] <= room[s] for s in subsets):
                 break
             cap[p] += 1
+            for s in touching[p]:
+                room[s] += 1
             weights[j] = 0.0
         out[p].append(c)
     return out
