@@ -59,6 +59,8 @@ BET_P, RAISE_P = 0.6, 0.7
 # given the highest of its three dealt cards, a logistic fit to heuristic_v0 self-play
 # (four players, default rules): 0.14 with a 12 on top, 0.55 with a husu, 0.93 with a kuku
 KNOCK_CENTER, KNOCK_SLOPE = 14.5, 0.75
+PLAY_MISMATCH = 0.1  # weight of a world per trick card unlike the lowest legal one
+NUM_RANKS = 21
 DISCARD_BELOW = 12  # poker: discard cards below the "10"
 MAX_DISCARDS = 3
 
@@ -222,6 +224,36 @@ class FemkortskilleHeuristic(Policy):
             top = max(c >> 1 for c in world.initial[s])
             p = 1.0 / (1.0 + exp(-KNOCK_SLOPE * (top - KNOCK_CENTER)))
             lik *= 1.0 - p if st == ST_PASSED else p
+        return lik * self._play_likelihood(world, seat)
+
+    @staticmethod
+    def _play_likelihood(world: Engine, seat: int) -> float:
+        """``PLAY_MISMATCH`` for every card another player has played in this deal's tricks
+        that is not the lowest legal card of the hand the world gives it (that hand is its
+        hand now plus the cards it played since): players keep their high cards for the
+        fifth trick. Uses only the plays, which every seat sees."""
+        m = len(world.in_play)
+        plays = [(s, a - PLAY0) for s, a in world.history[world.deal_start :] if PLAY0 <= a < PLAY0 + NUM_RANKS]
+        if not plays or m == 0:
+            return 1.0
+        before = []  # the highest rank in the trick before each play (-1: it led)
+        highest = -1
+        for i, (_, r) in enumerate(plays):
+            if i % m == 0:
+                highest = -1
+            before.append(highest)
+            highest = max(highest, r)
+        hands = {s: [c >> 1 for c in world.hands[s]] for s in world.in_play}
+        lik = 1.0
+        for i in range(len(plays) - 1, -1, -1):
+            s, r = plays[i]
+            h = hands[s]
+            h.append(r)
+            if s == seat:
+                continue
+            above = [x for x in h if x > before[i]] if before[i] >= 0 else h
+            if r != min(above or h):
+                lik *= PLAY_MISMATCH
         return lik
 
     def _ev(self, hand: tuple[int, ...], pool: tuple[int, ...], status: np.ndarray, pot: float, cost: float) -> float:
