@@ -157,7 +157,7 @@ def bench_aec(make_env: Callable, mask_key: str = "action_mask") -> Callable[[fl
         end = time.perf_counter() + seconds
         env.reset(seed=0)
         while time.perf_counter() < end:
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, rew, term, trunc, info = env.last()
                 if term or trunc:
                     env.step(None)
@@ -322,7 +322,13 @@ def main(argv: list[str] | None = None) -> int:
         for r in results:
             if "batched" in r["row"]:
                 print(f"  {r['row']:44} {r['cpu_steps_per_s'] / pgx_row['cpu_steps_per_s']:5.2f}× PGX leduc")
-    meta = {"python": sys.version.split()[0], "machine": platform.machine(), "cpus": os.cpu_count(), "seconds": args.seconds, "repeats": args.repeats}
+    meta = {
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "seconds": args.seconds,
+        "repeats": args.repeats,
+    }
     write_json_atomic(args.json, {"meta": meta, "rows": results})
     print(f"\nwritten to {args.json}")
     return 0

@@ -78,7 +78,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..spokelse.batched import BatchedIllegalActionError, lane_rng
+from ...core.batched import BatchedIllegalActionError, lane_rng
 from .rules import (
     EXTRA_CARDS,
     HAND_SIZE,

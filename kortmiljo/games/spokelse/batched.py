@@ -59,25 +59,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.errors import IllegalActionError
+from ...core.batched import BatchedIllegalActionError, lane_rng
 from .rules import ACTION_NAMES, DISCARD, UNKNOWN, Phase, SpokelseEngine
+
+__all__ = ["BatchedSpokelse", "BatchedIllegalActionError", "lane_rng"]
 
 NUM_ACTIONS = len(ACTION_NAMES)
 DRAW_PHASE, PLACE_PHASE, OVER_PHASE = int(Phase.DRAW), int(Phase.PLACE), int(Phase.OVER)
-
-
-def lane_rng(seed: int | None, lane: int) -> np.random.Generator:
-    """The generator of lane ``lane`` for a batch built with ``seed`` (independent of B)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(lane),)))
-
-
-class BatchedIllegalActionError(IllegalActionError):
-    """An illegal action in one lane of a batched step; no lane was changed."""
-
-    def __init__(self, lane: int, agent: str, action: object, legal: list[str]):
-        self.lane = lane
-        super().__init__(agent, action, legal)
-        self.args = (f"lane {lane}: {self.args[0]}",)
 
 
 class BatchedSpokelse:

@@ -75,11 +75,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+# one error class and one stream rule for every batched engine (callers catch one type)
+from ...core.batched import BatchedIllegalActionError, lane_rng
 from ...core.cards import SUITS
 from ...core.tricks import ACE_HIGH
-
-# One error class and one stream rule for every batched engine (callers catch one type).
-from ..spokelse.batched import BatchedIllegalActionError, lane_rng
 from .rules import (
     ACTION_NAMES,
     CONTRACT_NAMES,
