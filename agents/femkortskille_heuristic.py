@@ -33,6 +33,11 @@ How it thinks:
   when the expected gain of calling is positive, and otherwise checks or folds.
 * **Forced moves.** A single legal action (``show`` with a skituppslag, the last card) is
   taken at once.
+
+For search (``agents/search.py``): ``act_seat`` makes the same decision from the engine
+(the tricks without building the observation), and ``world_weight`` weighs a resampled
+world by how likely the other players' bids and trick cards are under this play (knockers
+hold high cards; everybody plays the lowest card it may).
 """
 
 from __future__ import annotations

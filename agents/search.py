@@ -13,42 +13,89 @@ For each decision with more than one legal action:
    where a game has no heuristic). The score of a rollout is this seat's total reward
    from the decision on (``score="points"``: the points margin, where the rollout policy
    can compute it).
-3. Pick the action with the best mean score, but leave the heuristic's own move only on
-   evidence (below).
+3. Pick the action with the best (weighted) mean score, but leave the heuristic's own
+   move only on evidence where ``confidence`` > 0 (below).
 
-Choices worth knowing, each measured in Spøkelse against ``heuristic_v0`` on duplicate deals:
+**Stages.** Settings are per game and per decision stage (:data:`DEFAULTS`,
+:func:`stage_of`: the stage is read off the names of the legal actions, e.g. ``play``,
+``exchange``, ``talon`` in Sprøyte, ``bid`` and ``play`` in Femkortskille): how many
+worlds, the step budget, the confidence gate, or ``search=False`` to take the
+heuristic's move without searching where search was measured not to help.
+``stages={"exchange": {...}}`` overrides a stage; the plain keywords (``worlds``,
+``step_budget``, ``max_worlds``, ``confidence``) apply to every stage.
+
+Choices worth knowing, each measured against ``heuristic_v0`` on duplicate deals:
 
 * **Common random numbers.** All actions are scored on the same worlds with the same
   rollout seeds, so the comparison is paired: with win/loss rewards most rollouts agree
   and only the few that an action changes count.
-* **Deviate on evidence.** The heuristic is close to the best reply to itself: at 300
-  worlds the best action beats its move by about 0.005 wins per decision, and a changed
-  move alters the outcome of the round in about one world in a hundred. A plain argmax
-  over a few dozen worlds therefore chases noise (-0.30 ± 0.09 per game at 12 worlds),
-  so the search keeps the heuristic's move unless the paired difference of the best
-  action over it exceeds ``confidence`` standard errors (default 2; at 1 it still lost
-  0.07 per game). Ties go to the heuristic's move, then to the lowest index
-  (``tie_break="index"``: lowest index only).
-* **Belief.** A rollout policy may supply ``sample_world(engine, seat, rng)``, which
-  calls ``engine.resample`` and then reweights the redeal by what is known of how
-  players play (``belief=False`` turns it off). Uniform redeals are badly biased in
-  Spøkelse: players keep their low cards, so their face-down slots lie 2–4 points below
-  the mean unseen card and the stock as much above it, and uniform worlds make drawing
-  look better than it is.
+* **Deviate on evidence, where the heuristic is near-optimal.** In Spøkelse the heuristic
+  is close to the best reply to itself: at 300 worlds the best action beats its move by
+  about 0.005 wins per decision, and a plain argmax over a few dozen worlds chases noise
+  (-0.30 ± 0.09 per game at 12 worlds), so there the search keeps the heuristic's move
+  unless the paired difference of the best action over it exceeds ``confidence`` = 2
+  standard errors (at 1 it still lost 0.07 per game). In Sprøyte's trick play the plain
+  argmax is best (``confidence`` 0: +0.24 ± 0.14 per game against +0.09 ± 0.12 at 1,
+  60 deals each, before the belief below), as long as it has enough worlds (-0.34 ± 0.18
+  with 3 to 48). In Femkortskille's tricks the worlds are weighted (below) and few count,
+  so a one-standard-error gate keeps the noisy deviations out (+0.15 ± 0.12 at 1, +0.15
+  ± 0.13 at 0 over the same 400 deals; the next deals gave +0.11 ± 0.09 at 1 over 600,
+  -0.04 ± 0.15 at 0 over 300). Ties go
+  to the heuristic's move, then to the lowest index (``tie_break="index"``: lowest only).
+* **Belief.** A rollout policy may supply ``sample_world(engine, seat, rng)``, which calls
+  ``engine.resample`` and then redeals within the copy by what is known of how players
+  play, and ``world_weight(world, seat)``, a likelihood the worlds' scores are weighted by
+  (self-normalized importance sampling; the gate then uses its delta-method error);
+  ``belief=False`` turns both off. Uniform redeals are badly biased: in Spøkelse players
+  keep their low cards, so their face-down slots lie 2–4 points below the mean unseen
+  card; in Sprøyte a quarter or more of the hidden trumps and aces land among the
+  opponents' discards, where players lay down only low side cards (the belief world:
+  +0.31 ± 0.12 against +0.24 ± 0.14 with uniform worlds on the same 60 deals); in
+  Femkortskille knockers hold high cards and everybody plays the lowest card it may
+  (worlds weighted by both; about one world in eight then counts).
+* **Searching what matters.** Sprøyte's exchange has 13 actions per step and full-length
+  rollouts; searched (with a screening pass and a one-error gate) it gained +0.02 ± 0.09
+  over 60 deals, so it is left to the heuristic. Femkortskille's bidding searched with a
+  two-error gate gave +0.07 ± 0.22 against +0.18 ± 0.19 without (the same 200 deals), at
+  four times the cost, so only its tricks are searched. More worlds stopped paying: twice
+  the budget gave Sprøyte +0.25 ± 0.12 against +0.24 ± 0.14 (uniform worlds) and
+  Femkortskille +0.15 ± 0.20 against +0.18 ± 0.19.
 * **Step budget.** After the first ``worlds`` worlds, more are added while the rollout
-  steps stay within ``step_budget`` (at most ``max_worlds``): rollouts shorten towards
-  the end of an episode, so late decisions get many more worlds for the same cost.
+  steps (plus ``sample_cost`` per world) stay within ``step_budget`` (at most
+  ``max_worlds``): rollouts shorten towards the end of an episode, so late decisions get
+  many more worlds for the same cost.
 * **Own random streams.** Each world gets a fresh ``rng`` for the engine's later shuffles
   (redeals, match rounds), drawn from the searcher's own generator, so a rollout neither
   sees the real future deals nor advances the live engine's stream. ``rollouts`` > 1
   only differ where the rollout has randomness (random play, later deals).
-* **Speed.** Rollout policies may offer ``act_seat(engine, seat)`` (the same decision read
-  straight from the engine) and ``rollout_batch(states, seat, first_actions)`` (many
-  rollouts at once in numpy; the Spøkelse heuristic has both, tested equal to ``act``).
-  Defaults are sized to tens of milliseconds per decision on one core;
-  ``benchmarks/strength.py`` reports the measured cost.
+* **Speed.** Rollout policies offer ``act_seat(engine, seat)`` (the same decision read
+  straight from the engine; every heuristic has it, tested equal to ``act``) and may offer
+  ``rollout_batch(states, seat, first_actions)`` (many rollouts at once in numpy; the
+  Spøkelse heuristic). Clones made for rollouts skip copying the world's generator.
 * A rollout that runs past ``max_rollout_steps`` is cut off and scored by the rewards
   it collected so far (a guard; no game should get there).
+
+**Measured strength** (default configurations and settings, search in one seat and the
+heuristic in the others, every deal played with search in each seat, per-deal mean
+reward with its 95 % Student-t interval; CPU time per decision with more than one
+legal action, on one shared core):
+
+* Sprøyte: **+0.36 ± 0.12** per game over 60 deals (180 games, seed 0), +0.33 ± 0.12 over
+  60 more (seed 1); 47–52 ms per decision (play decisions about 70 ms, at most about
+  100 ms; the exchange is the heuristic's, well under 1 ms). The round robin
+  (``benchmarks/strength.py --games-only sproyte``, 180 games): search +0.36 ± 0.13,
+  the two heuristic seats -0.18 ± 0.07.
+* Femkortskille: **+0.13 ± 0.07** chips per game over 1000 deals (4000 games, seed 0);
+  22–25 ms per decision (trick decisions about 40 ms, bids the heuristic's, about 2 ms).
+  Round robin (2000 games, seed 0): search +0.27 ± 0.11. The margin is small next to the
+  chip swings: the heuristic's lowest-card play is rarely wrong (with the hidden cards in
+  view, about 3 % of trick decisions have a better move), and search changes the outcome
+  of about one deal in seven.
+* Spøkelse: at par, +0.000 ± 0.077 per game over 60 deals (120 games) with the step
+  budget, +0.008 ± 0.028 at a fixed 40 worlds (see above for why; unchanged here).
+
+Reproduce with ``pytest -m slow tests/agents/test_search.py`` (the figures above for
+seed 0; about 2 and 7 minutes of CPU) and ``python benchmarks/strength.py``.
 """
 
 from __future__ import annotations
@@ -72,7 +119,7 @@ DEFAULTS: dict[str, dict[str, dict]] = {
         "talon": {"worlds": 24, "step_budget": None, "max_worlds": 24, "confidence": 2.0},
     },
     "femkortskille": {
-        "play": {"worlds": 32, "step_budget": 4_000, "max_worlds": 400, "confidence": 0.0, "sample_cost": 10},
+        "play": {"worlds": 32, "step_budget": 4_000, "max_worlds": 400, "confidence": 1.0, "sample_cost": 10},
         "*": {"search": False},
     },
 }

@@ -29,8 +29,10 @@ out against it. How it thinks:
 * **Counting.** Masters, trumps still out and voids come from ``unseen``, the trick and
   the ``voids`` segment, never from the hidden state.
 
-:meth:`SproyteHeuristic.act_seat` reads the same observation straight from an engine for
-one seat (what search rollouts use).
+For search (``agents/search.py``): :meth:`SproyteHeuristic.act_seat` makes the same
+decision from the engine's state without building the observation (twice as fast; search
+rollouts use it, a test checks it equals ``act``), and :meth:`SproyteHeuristic.sample_world`
+is the belief search samples its worlds with (discards hold low side cards).
 """
 
 from __future__ import annotations

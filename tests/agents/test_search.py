@@ -156,7 +156,7 @@ def test_search_is_not_worse_than_the_heuristic_on_a_small_sample(game, deals, b
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "deals"), [("sproyte", 60), ("femkortskille", 600)])
+@pytest.mark.parametrize(("game", "deals"), [("sproyte", 60), ("femkortskille", 1000)])
 def test_search_beats_the_heuristic(game, deals):
     m, ms = search_margin(game, deals, seed=0)
     mean, lo, hi = mean_ci(m)
