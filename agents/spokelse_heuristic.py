@@ -143,6 +143,41 @@ class SpokelseHeuristic(Policy):
             return int(np.flatnonzero(mask)[0])
         return a
 
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """:meth:`act` for a batch of observations at once (what the native vector env's
+        opponents use): the observations are decoded into a one-round :class:`_Batch` in
+        which the mover is seat 0, and :meth:`_decide_rows` decides every row together (a
+        test checks it equals ``act`` row by row)."""
+        o = np.asarray(obs["observation"])
+        mask = np.asarray(obs["action_mask"])
+        B, n, k, sl = len(o), self.n, self.k, self._sl
+        own = o[:, sl["own_slots"]].reshape(B, 4, 53)[:, :k].argmax(axis=2)
+        opp = o[:, sl["opp_slots"]].reshape(B, n - 1, 4, 53)[:, :, :k].argmax(axis=3)
+        st = _Batch()
+        st.n, st.max_turns = n, self.max_turns
+        st.slots = np.concatenate([own[:, None], opp], axis=1).astype(np.int64)
+        st.slots[st.slots == 52] = -1
+        known = st.slots >= 0
+        st.owner_known, st.public = known.copy(), known  # row 0: what the mover knows; others: public
+        st.unseen = np.zeros((B, n, 52), dtype=bool)
+        st.unseen[:, 0] = np.asarray(obs["unseen"], dtype=bool)
+        hand = o[:, sl["hand"]].argmax(axis=1)
+        st.hand = np.where(hand < 52, hand, -1)
+        st.from_stock = o[:, sl["hand_from_stock"]][:, 0] > 0.5
+        top = o[:, sl["discard_top"]]
+        st.pile = np.where(top.any(axis=1), top.argmax(axis=1), -1)[:, None]  # -1 as in decide()
+        st.pile_len = np.ones(B, dtype=np.int64)
+        st.stock_len = np.rint(o[:, sl["stock_size"]][:, 0] * self.stock_start).astype(np.int64)
+        st.phase = o[:, sl["phase"]].argmax(axis=1)
+        st.cur = np.zeros(B, dtype=np.int64)
+        if self.max_turns:
+            st.turn = self.max_turns - np.rint(o[:, sl["turns_left"]][:, 0] * self.max_turns).astype(np.int64)
+        acts = self._decide_rows(st, np.arange(B))
+        bad = ~mask[np.arange(B), acts].astype(bool)  # as act(): stay legal regardless
+        if bad.any():
+            acts[bad] = mask[bad].argmax(axis=1)
+        return acts
+
     def act_seat(self, engine: Engine, seat: int) -> int:
         """Fast path for rollouts: the decision ``act`` would make for ``seat``'s observation."""
         return self.decide(self.view_from_engine(engine, seat))

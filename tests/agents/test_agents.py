@@ -116,6 +116,26 @@ def test_spokelse_heuristic_fast_paths_equal_act(config):
             assert got[j] == total
 
 
+@pytest.mark.parametrize("config", CONFIGS["spokelse"], ids=config_id)
+def test_spokelse_heuristic_act_batch_equals_act(config):
+    """The vectorized opponent path of the native vector env decides exactly like ``act``,
+    also in odd states (random moves mixed in: empty pile, unknown slots late, the last card)."""
+    e = engine_class("spokelse")(**config)
+    h = make_agent("heuristic", "spokelse", config)
+    rng = np.random.default_rng(2)
+    obs_rows = []
+    for _ in range(12):
+        e.new_episode(rng)
+        while not e.terminal:
+            obs = observation_of(e, e.current_player)
+            obs_rows.append(obs)
+            e.step(h.act(obs) if rng.random() < 0.7 else int(rng.choice(e.legal_actions())))
+    batch = {k: np.stack([o[k] for o in obs_rows]) for k in obs_rows[0]}
+    got = h.act_batch(batch)
+    assert got.dtype == np.int64 and got.shape == (len(obs_rows),)
+    assert got.tolist() == [h.act(o) for o in obs_rows]
+
+
 # ---- search never uses hidden information --------------------------------------------------
 
 
