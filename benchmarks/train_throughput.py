@@ -16,7 +16,9 @@ rollout. The update is the same work in every row, so it caps the speed-up any e
 give (printed as the ceiling). Rows alternate so drifting load on a shared machine hits
 them alike.
 
-Usage: ``python benchmarks/train_throughput.py [--game spokelse] [--updates 3] [--repeats 3]``
+``--net 64,64`` measures at SB3's default network instead of the CLI's 256-256.
+
+Usage: ``python benchmarks/train_throughput.py [--game spokelse] [--updates 3] [--repeats 3] [--net 64,64]``
 """
 
 from __future__ import annotations
@@ -71,14 +73,16 @@ class _Timer:
         self.clock = time.process_time
 
 
-def measure(kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int) -> tuple[float, float]:
+def measure(
+    kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int, net: list[int]
+) -> tuple[float, float]:
     from sb3_contrib import MaskablePPO
 
     venv = make_venv(kind, game, config, lanes, seed=1)
     n_steps = max(1, rollout // lanes)
     model = MaskablePPO(
         "MlpPolicy", venv, n_steps=n_steps, batch_size=512, n_epochs=4, gamma=0.995, seed=0, device="cpu", verbose=0,
-        policy_kwargs={"net_arch": {"pi": [256, 256], "vf": [256, 256]}},
+        policy_kwargs={"net_arch": {"pi": net, "vf": net}},
     )  # fmt: skip
     model.learn(total_timesteps=n_steps * lanes)  # warm-up: first rollout and update
     timer = _Timer()
@@ -98,8 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rollout", type=int, default=2048, help="learner decisions per PPO update")
     ap.add_argument("--lanes", default="8,64,256", help="lane counts of the native rows")
+    ap.add_argument(
+        "--net",
+        default="256,256",
+        help="hidden layers of the policy and value networks (256,256: the training CLI's default; 64,64: SB3's)",
+    )
     ap.add_argument("--json", default="results/train_throughput.json")
     args = ap.parse_args(argv)
+    net = [int(x) for x in args.net.split(",") if x]
 
     import torch
 
@@ -109,11 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     got: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
     for _ in range(args.repeats):
         for name, kind, lanes in rows:
-            got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout))
+            got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout, net))
     base = statistics.median(x[0] for x in got[rows[0][0]])
-    print(
-        f"{'MaskablePPO on ' + args.game:44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9} {'update s':>9}"
-    )
+    title = f"MaskablePPO {args.net} on {args.game}"
+    print(f"{title:44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9} {'update s':>9}")
     out = []
     updates = []
     for name, kind, lanes in rows:
@@ -136,12 +145,21 @@ def main(argv: list[str] | None = None) -> int:
     ceiling = args.rollout / statistics.median(updates)
     print(f"\nceiling with an env that costs nothing: {ceiling:,.0f} env-steps/s = {ceiling / base:.2f}× the dummy row")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-    with open(args.json, "w") as f:
+    tmp = f"{args.json}.tmp{os.getpid()}"  # atomic: a killed run never leaves half a file
+    with open(tmp, "w") as f:
         json.dump(
-            {"game": args.game, "updates": args.updates, "repeats": args.repeats, "ceiling": ceiling, "rows": out},
+            {
+                "game": args.game,
+                "net": net,
+                "updates": args.updates,
+                "repeats": args.repeats,
+                "ceiling": ceiling,
+                "rows": out,
+            },
             f,
             indent=2,
         )
+    os.replace(tmp, args.json)
     print(f"\nwritten to {args.json}")
     return 0
 
