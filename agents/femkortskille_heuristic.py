@@ -203,6 +203,20 @@ class FemkortskilleHeuristic(Policy):
             return self._betting(legal_set, hand, pool, status, pot, o)
         return int(legal[0])
 
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """:meth:`act` for a batch (the native vector env's opponents): trick play and forced
+        moves, most of the decisions, are the lowest legal index for all rows at once; bids,
+        the exchange and betting go through :meth:`act` row by row."""
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        n_legal = mask.sum(axis=1)
+        if (n_legal == 0).any():
+            raise ValueError(f"no legal action in row {int(np.argmin(n_legal))} of the batch's action_mask")
+        acts = mask.argmax(axis=1).astype(np.int64)  # the lowest legal index
+        phase = np.asarray(obs["observation"])[:, self._seg["phase"]].argmax(axis=1)
+        for i in np.flatnonzero((n_legal > 1) & (phase != PHASE_PLAY)).tolist():
+            acts[i] = self.act({k: v[i] for k, v in obs.items()})
+        return acts
+
     def act_seat(self, engine: Engine, seat: int) -> int:
         """The same decision as :meth:`act` for the seat on move, read from ``engine``: in the
         tricks (the lowest legal card) and for a single legal action without building the

@@ -125,6 +125,18 @@ class SproyteHeuristic(Policy):
             return PLAY0 + self._play_nullo(v, cards)
         return PLAY0 + self._play_tricks(v, cards)
 
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """:meth:`act` for a batch (the native vector env's opponents): forced moves for all
+        rows at once, the rest (card-by-card reasoning over tricks, counts and voids) row by row."""
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        n_legal = mask.sum(axis=1)
+        if (n_legal == 0).any():
+            raise ValueError(f"no legal action in row {int(np.argmin(n_legal))} of the batch's action_mask")
+        acts = mask.argmax(axis=1).astype(np.int64)
+        for i in np.flatnonzero(n_legal > 1).tolist():
+            acts[i] = self.act({k: v[i] for k, v in obs.items()})
+        return acts
+
     def act_seat(self, engine: Engine, seat: int) -> int:
         """The same decision for the seat on move, with what its observation holds read straight
         from ``engine``'s state (no observation vector is built: this is what search rollouts
