@@ -40,7 +40,21 @@ class Policy(ABC):
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """Actions for a batch (arrays with a leading axis); default: one by one."""
         n = len(obs["action_mask"])
-        return np.array([self.act({k: v[i] for k, v in obs.items()}) for i in range(n)], dtype=np.int64)
+        return np.array([self.act(row(obs, i)) for i in range(n)], dtype=np.int64)
+
+
+def row(obs: dict[str, np.ndarray], i: int) -> dict[str, np.ndarray]:
+    """Row ``i`` of a batch of observations, as one observation."""
+    return {k: v[i] for k, v in obs.items()}
+
+
+def lowest_legal(mask: np.ndarray) -> np.ndarray:
+    """The lowest legal action index of every row of ``mask`` (a row without one raises)."""
+    mask = np.asarray(mask).astype(bool)
+    none = ~mask.any(axis=1)
+    if none.any():
+        raise ValueError(f"no legal action in row {int(np.argmax(none))} of the batch's action_mask")
+    return mask.argmax(axis=1).astype(np.int64)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

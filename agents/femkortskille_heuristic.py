@@ -50,7 +50,7 @@ import numpy as np
 
 from kortmiljo.core.engine import Engine
 
-from .base import Policy
+from .base import Policy, lowest_legal, row
 
 KNOCK, PASS, LURA, PLAY0 = 0, 1, 2, 3
 PHASE_BID, PHASE_DECIDE, PHASE_EXCHANGE, PHASE_BETTING, PHASE_PLAY = 0, 1, 2, 3, 4
@@ -207,14 +207,11 @@ class FemkortskilleHeuristic(Policy):
         """:meth:`act` for a batch (the native vector env's opponents): trick play and forced
         moves, most of the decisions, are the lowest legal index for all rows at once; bids,
         the exchange and betting go through :meth:`act` row by row."""
-        mask = np.asarray(obs["action_mask"]).astype(bool)
-        n_legal = mask.sum(axis=1)
-        if (n_legal == 0).any():
-            raise ValueError(f"no legal action in row {int(np.argmin(n_legal))} of the batch's action_mask")
-        acts = mask.argmax(axis=1).astype(np.int64)  # the lowest legal index
+        acts = lowest_legal(obs["action_mask"])
+        forced = np.asarray(obs["action_mask"]).astype(bool).sum(axis=1) == 1
         phase = np.asarray(obs["observation"])[:, self._seg["phase"]].argmax(axis=1)
-        for i in np.flatnonzero((n_legal > 1) & (phase != PHASE_PLAY)).tolist():
-            acts[i] = self.act({k: v[i] for k, v in obs.items()})
+        for i in np.flatnonzero(~forced & (phase != PHASE_PLAY)).tolist():
+            acts[i] = self.act(row(obs, i))
         return acts
 
     def act_seat(self, engine: Engine, seat: int) -> int:

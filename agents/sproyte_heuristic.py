@@ -45,7 +45,7 @@ from kortmiljo.core.engine import Engine
 from kortmiljo.core.tricks import ACE_HIGH
 from kortmiljo.games.sproyte.rules import DISCARD0, DONE, KEEP, NULLO, PLAY0, TAKE_TALON, TRUMP, Phase
 
-from .base import Policy
+from .base import Policy, lowest_legal, row
 
 STRENGTH = [ACE_HIGH[c % 13] for c in range(52)]  # 0 = two … 12 = ace
 SUIT = [c // 13 for c in range(52)]
@@ -128,13 +128,9 @@ class SproyteHeuristic(Policy):
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """:meth:`act` for a batch (the native vector env's opponents): forced moves for all
         rows at once, the rest (card-by-card reasoning over tricks, counts and voids) row by row."""
-        mask = np.asarray(obs["action_mask"]).astype(bool)
-        n_legal = mask.sum(axis=1)
-        if (n_legal == 0).any():
-            raise ValueError(f"no legal action in row {int(np.argmin(n_legal))} of the batch's action_mask")
-        acts = mask.argmax(axis=1).astype(np.int64)
-        for i in np.flatnonzero(n_legal > 1).tolist():
-            acts[i] = self.act({k: v[i] for k, v in obs.items()})
+        acts = lowest_legal(obs["action_mask"])
+        for i in np.flatnonzero(np.asarray(obs["action_mask"]).astype(bool).sum(axis=1) > 1).tolist():
+            acts[i] = self.act(row(obs, i))
         return acts
 
     def act_seat(self, engine: Engine, seat: int) -> int:

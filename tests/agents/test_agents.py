@@ -116,6 +116,18 @@ def test_spokelse_heuristic_fast_paths_equal_act(config):
             assert got[j] == total
 
 
+@pytest.mark.parametrize("game", ["sproyte", "femkortskille"])
+def test_heuristic_act_batch_rejects_a_row_without_legal_actions(game):
+    h = make_agent("heuristic", game)
+    e = engine_class(game)()
+    e.new_episode(np.random.default_rng(0))
+    obs = observation_of(e, e.current_player)
+    batch = {k: np.stack([v, v]) for k, v in obs.items()}
+    batch["action_mask"][1] = 0
+    with pytest.raises(ValueError, match="row 1"):
+        h.act_batch(batch)
+
+
 @pytest.mark.parametrize(("game", "config"), GAME_CONFIGS, ids=config_id)
 def test_heuristic_act_batch_equals_act(game, config):
     """The batch path (the native vector env's opponents) decides exactly like ``act``, also
