@@ -48,7 +48,7 @@ import numpy as np
 from kortmiljo.core.engine import Engine
 from kortmiljo.games.spokelse.rules import DISCARD, DRAW, SWAP0, TAKE, Phase, card_points
 
-from .base import Policy
+from .base import Policy, lowest_legal
 
 _EPS = 1e-9
 
@@ -175,7 +175,7 @@ class SpokelseHeuristic(Policy):
         acts = self._decide_rows(st, np.arange(B))
         bad = ~mask[np.arange(B), acts].astype(bool)  # as act(): stay legal regardless
         if bad.any():
-            acts[bad] = mask[bad].argmax(axis=1)
+            acts[bad] = lowest_legal(mask[bad])
         return acts
 
     def act_seat(self, engine: Engine, seat: int) -> int:
