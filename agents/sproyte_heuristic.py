@@ -54,6 +54,24 @@ SUIT = [c // 13 for c in range(52)]
 DISCARD_BETA = 10.0
 DISCARD_SWEEPS = 6
 
+# numpy forms of the card tables for ``act_batch``
+_STR = np.array(STRENGTH, dtype=np.int64)
+_SUIT = np.array(SUIT, dtype=np.int64)
+# _HIGHER[x, c]: x is of c's suit and ranks above it (``_higher_out`` is unseen @ _HIGHER)
+_HIGHER = ((_SUIT[:, None] == _SUIT[None, :]) & (_STR[:, None] > _STR[None, :])).astype(np.int64)
+_BIG = np.int64(1) << 40
+
+
+def _first_min(key: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Per row, the first card (lowest index) with the least ``key`` among ``cand``: Python's
+    ``min(legal, key=...)`` over ascending cards, with a tuple key packed into one integer."""
+    return np.where(cand, key, _BIG).argmin(axis=1)
+
+
+def _first_max(key: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Per row, the first card with the greatest (non-negative) ``key`` among ``cand`` (``max``)."""
+    return np.where(cand, key, -1).argmax(axis=1)
+
 
 @dataclass
 class View:
@@ -126,12 +144,125 @@ class SproyteHeuristic(Policy):
         return PLAY0 + self._play_tricks(v, cards)
 
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """:meth:`act` for a batch (the native vector env's opponents): forced moves for all
-        rows at once, the rest (card-by-card reasoning over tricks, counts and voids) row by row."""
-        acts = lowest_legal(obs["action_mask"])
-        for i in np.flatnonzero(np.asarray(obs["action_mask"]).astype(bool).sum(axis=1) > 1).tolist():
+        """:meth:`act` for a batch (the native vector env's opponents decide all lanes in one
+        call): forced moves and all trick play (trump, grand and nullo; leading and following)
+        at once with numpy, about 4x faster than row by row from a few dozen rows; the rare
+        exchange and talon decisions row by row. Tests check that it equals ``act`` on every
+        row, tie-breaks included."""
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        acts = lowest_legal(mask)
+        o = np.asarray(obs["observation"])
+        phase = o[:, self._sl["phase"]].argmax(axis=1)
+        open_ = mask.sum(axis=1) > 1
+        # trick play: a play phase (as ``act`` reads it) and only play actions legal
+        play = open_ & (phase != Phase.EXCHANGE) & (phase != Phase.TALON) & ~mask[:, :PLAY0].any(axis=1)
+        for i in np.flatnonzero(open_ & ~play).tolist():
             acts[i] = self.act(row(obs, i))
+        idx = np.flatnonzero(play)
+        if len(idx):
+            sub = {k: np.asarray(v)[idx] for k, v in obs.items()}
+            acts[idx] = PLAY0 + self._play_batch(sub, mask[idx, PLAY0 : PLAY0 + 52])
         return acts
+
+    def _play_batch(self, obs: dict[str, np.ndarray], legal: np.ndarray) -> np.ndarray:
+        """The card :meth:`_play_tricks` or :meth:`_play_nullo` picks, for every row at once:
+        each branch's pick is computed for all rows, then each row takes the branch ``act``
+        would reach (in the same order of tests)."""
+        o, sl = obs["observation"], self._sl
+        B = len(o)
+        r = np.arange(B)
+        # ---- decode (as :meth:`decode`) ----
+        lengths = np.stack([(o[:, sl["hand"]] != 0)[:, 13 * s : 13 * s + 13].sum(axis=1) for s in range(4)], axis=1)
+        t = o[:, sl["trump"]]
+        nullo = o[:, sl["contract"]].argmax(axis=1) == NULLO
+        T = np.where(t.any(axis=1) & ~nullo, t.argmax(axis=1), -1)  # -1: no trump (grand, nullo)
+        unseen = np.asarray(obs["unseen"])
+        out = np.stack([unseen[:, 13 * s : 13 * s + 13].sum(axis=1) for s in range(4)], axis=1).astype(np.int64)
+        higher = (unseen != 0).astype(np.int64) @ _HIGHER  # _higher_out of every card
+        master = higher == 0
+        voids = o[:, sl["voids"]].reshape(B, 3, 4) > 0
+        trick_rows = o[:, sl["trick"]].reshape(B, 3, 52) != 0
+        leader = o[:, sl["leader"]].argmax(axis=1)
+        seats = (leader[:, None] + np.arange(3)) % 3  # play order: the leader, then clockwise
+        present = np.cumprod(trick_rows.any(axis=2)[r[:, None], seats], axis=1).astype(bool)
+        trick = trick_rows.argmax(axis=2)[r[:, None], seats]
+        n_trick = present.sum(axis=1)
+        # ---- the trick so far (``_winning``, ``_beats``) ----
+        best = trick[:, 0]
+        for k in (1, 2):
+            c = trick[:, k]
+            same = _SUIT[c] == _SUIT[best]
+            better = present[:, k] & np.where(same, _STR[c] > _STR[best], _SUIT[c] == T)
+            best = np.where(better, c, best)
+        led = _SUIT[trick[:, 0]]
+        is_trump = _SUIT[None, :] == T[:, None]
+        beats = np.where(_SUIT[None, :] == _SUIT[best][:, None], _STR[None, :] > _STR[best][:, None], is_trump)
+        winners = legal & beats
+        has_winner = winners.any(axis=1)
+        following = (legal & (_SUIT[None, :] == led[:, None])).any(axis=1)
+        third = n_trick == 2
+        leading = n_trick == 0
+        len_c = lengths[:, _SUIT]  # length of each card's suit in hand
+        S = _STR[None, :]
+        lowest = _first_min(S, legal)
+        highest = _first_max(S, legal)
+        cheapest_winner = _first_min(S, winners)
+
+        # ---- trump and grand: follow (``_play_tricks``) ----
+        trumps_out = np.where(T >= 0, out[r, np.maximum(T, 0)], 0)
+        next_void = voids[r, 1, led]
+        next_may_ruff = (T >= 0) & (led != T) & (trumps_out > 0) & next_void
+        safe = winners & master & ~next_may_ruff[:, None]
+        master_winners = winners & master
+        keep = (((is_trump * 2 + master) * 2 + (S >= 10)) * 16 + len_c) * 16 + S  # ``_discard``'s key
+        follow = np.select(
+            [
+                following & has_winner & third,
+                following & has_winner & safe.any(axis=1),
+                following,
+                has_winner & ~third & next_void & (trumps_out > 0) & master_winners.any(axis=1),
+                has_winner,
+            ],
+            [cheapest_winner, _first_min(S, safe), lowest, _first_min(S, master_winners), cheapest_winner],
+            _first_min(keep, legal),
+        )
+
+        # ---- trump and grand: lead (``_lead``) ----
+        my_trumps = legal & is_trump
+        n_my = my_trumps.sum(axis=1)
+        top = _first_max(S, my_trumps)
+        draw = (n_my > 0) & (trumps_out > 0) & master[r, top] & ((n_my >= trumps_out) | (n_my >= 3))
+        ruff_risk = ((T >= 0) & (trumps_out > 0))[:, None] & (np.arange(4)[None, :] != T[:, None])
+        ruff_risk &= voids[:, 1] | voids[:, 2] | (out < 2)
+        lead_masters = legal & master & ~ruff_risk[:, _SUIT]
+        side = legal & ~is_trump
+        lead = np.select(
+            [draw, lead_masters.any(axis=1), ~side.any(axis=1), n_my > 0],
+            [
+                top,
+                _first_max((~is_trump * 16 + len_c) * 16 + S, lead_masters),
+                lowest,
+                _first_min((len_c * 2 + (S >= 10)) * 16 + S, side),
+            ],
+            _first_min((16 - len_c) * 16 + S, side),
+        )
+
+        # ---- nullo (``_play_nullo``, ``_lead_nullo``) ----
+        losers = legal & ~beats
+        nullo_follow = np.select(
+            [following & losers.any(axis=1), following & third, following],
+            [_first_max(S, losers), highest, lowest],
+            _first_max(S * 16 + (15 - len_c), legal),
+        )
+        both_void = (voids[:, 1] & voids[:, 2])[:, _SUIT]
+        win_rank = np.where(both_void, 0, higher)  # win chance 0.5 ** win_rank: fewer higher out, likelier
+        nullo_lead = _first_min((15 - win_rank) * 16 + S, legal)
+
+        return np.select(
+            [nullo & leading, nullo, leading],
+            [nullo_lead, nullo_follow, lead],
+            follow,
+        ).astype(np.int64)
 
     def act_seat(self, engine: Engine, seat: int) -> int:
         """The same decision for the seat on move, with what its observation holds read straight
