@@ -100,6 +100,8 @@ seed 0; about 2 and 7 minutes of CPU) and ``python benchmarks/strength.py``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from kortmiljo.core.engine import Engine
@@ -199,6 +201,7 @@ class SearchPolicy(Policy):
         belief: bool = True,
         max_rollout_steps: int = 20_000,
         stages: dict[str, dict] | None = None,
+        sample_world: Callable[[Engine, int, np.random.Generator], Engine] | None = None,
     ):
         super().__init__(engine, seed)
         self.game = engine.NAME
@@ -241,7 +244,9 @@ class SearchPolicy(Policy):
         self._is_random = isinstance(self.rollout_policy, RandomPolicy)
         self._batch = getattr(self.rollout_policy, "rollout_batch", None)
         sampler = getattr(self.rollout_policy, "sample_world", None) if belief else None
-        self._sample = sampler or (lambda engine, seat, rng: engine.resample(seat, rng))
+        # ``sample_world`` replaces the belief (diagnostics only, e.g. a perfect-belief bound in
+        # benchmarks/spokelse_ceiling.py: a sampler that reads hidden cards makes search cheat)
+        self._sample = sample_world or sampler or (lambda engine, seat, rng: engine.resample(seat, rng))
         self._weigh = getattr(self.rollout_policy, "world_weight", None) if belief else None
         self.last_weights = np.ones(0)  # weight of each column of the last search's scores
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)

@@ -74,8 +74,8 @@ def _perfect_belief(engine, seat, rng):
 
 def oracle(deals: int, worlds: int, seed: int) -> dict:
     E = engine_class("spokelse")
-    s = SearchPolicy(E(), seed=1, worlds=worlds, step_budget=None, confidence=0.0)
-    s._sample = _perfect_belief  # diagnostic only: search_v0 itself samples from what the seat saw
+    # diagnostic only: search_v0 itself samples worlds from what the seat has seen
+    s = SearchPolicy(E(), seed=1, worlds=worlds, step_budget=None, confidence=0.0, sample_world=_perfect_belief)
     s.name = "perfect_belief_search"
     r = run_tournament("spokelse", [s, SpokelseHeuristic(E(), seed=2)], 2 * deals, seed=seed, progress=False)
     me = r["agents"]["perfect_belief_search"]

@@ -164,3 +164,18 @@ def test_search_beats_the_heuristic(game, deals):
         f"{game}: search {mean:+.3f} [{lo:+.3f}, {hi:+.3f}] per game over {deals} deals, {ms:.0f} ms CPU per decision"
     )
     assert lo > 0.0
+
+
+def test_sample_world_replaces_the_belief():
+    """A given sampler is the only source of worlds (the perfect-belief diagnostic relies on it)."""
+    calls = []
+
+    def sampler(engine, seat, rng):
+        calls.append(seat)
+        return engine.resample(seat, rng)
+
+    e = engine_class("spokelse")()
+    e.new_episode(np.random.default_rng(0))
+    s = make_agent("search", "spokelse", seed=1, worlds=5, step_budget=None, sample_world=sampler)
+    s.act(observation_of(e, e.current_player), e)
+    assert calls == [e.current_player] * 5
