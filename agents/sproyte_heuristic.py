@@ -345,19 +345,7 @@ class SproyteHeuristic(Policy):
             d = logw[y] - logw[x]
             if d >= 0.0 or coin[k] < np.exp(d):
                 oc[oi], pc[pi] = y, x
-        for o in others:
-            world.hands[o].sort()
-            sc = [0, 0, 0, 0]
-            for c in world.hands[o]:
-                sc[SUIT[c]] += 1
-            world.suit_count[o] = sc
-            world._unseen[o] = world.reference_unseen(o)
-            world._obs[o] = world.observe_reference(o)
-            # the buffers hold only the incremental part; observe() adds the per-move fields
-            world._obs[o, world.o_phase : world.o_phase + 4] = 0.0
-            world._obs[o, world.o_to_move : world.o_to_move + 3] = 0.0
-            world._obs[o, world.o_leader : world.o_leader + 3] = 0.0
-            world._obs[o, world.o_ex_left] = 0.0
+        world.refresh_views(others)
         return world
 
     # ---- values -----------------------------------------------------------------------

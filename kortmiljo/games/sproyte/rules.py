@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
+from collections.abc import Sequence
 from enum import IntEnum
 
 import numpy as np
@@ -743,21 +744,27 @@ class SproyteEngine(Engine):
         for (cont, pos, _), got in zip(places, assignment, strict=True):
             for i, c in zip(pos, got, strict=True):
                 cont[i] = c
-        for s in range(N):
-            new.hands[s].sort()
-            sc = [0, 0, 0, 0]
-            for c in new.hands[s]:
-                sc[c // 13] += 1
-            new.suit_count[s] = sc
-            new._unseen[s] = new.reference_unseen(s)
-        for s in range(N):
-            new._obs[s] = new.observe_reference(s)
-            # the buffers hold only the incremental part; observe() adds the per-move fields
-            new._obs[s, new.o_phase : new.o_phase + 4] = 0.0
-            new._obs[s, new.o_to_move : new.o_to_move + 3] = 0.0
-            new._obs[s, new.o_leader : new.o_leader + 3] = 0.0
-            new._obs[s, new.o_ex_left] = 0.0
+        new.refresh_views()
         return new
+
+    def refresh_views(self, seats: Sequence[int] = range(N)) -> None:
+        """Rebuild what is derived from the cards' places (sorted hands, suit counts, the
+        ``unseen`` and observation buffers) for ``seats``, after cards were moved by hand
+        (:meth:`resample`, a search's belief model)."""
+        for s in seats:
+            self.hands[s].sort()
+            sc = [0, 0, 0, 0]
+            for c in self.hands[s]:
+                sc[c // 13] += 1
+            self.suit_count[s] = sc
+            self._unseen[s] = self.reference_unseen(s)
+        for s in seats:
+            self._obs[s] = self.observe_reference(s)
+            # the buffers hold only the incremental part; observe() adds the per-move fields
+            self._obs[s, self.o_phase : self.o_phase + 4] = 0.0
+            self._obs[s, self.o_to_move : self.o_to_move + 3] = 0.0
+            self._obs[s, self.o_leader : self.o_leader + 3] = 0.0
+            self._obs[s, self.o_ex_left] = 0.0
 
 
 def _constrained_deal(cards: list[int], places: list[tuple[int, int]], rng: np.random.Generator) -> list[list[int]]:
