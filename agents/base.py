@@ -48,6 +48,17 @@ def row(obs: dict[str, np.ndarray], i: int) -> dict[str, np.ndarray]:
     return {k: v[i] for k, v in obs.items()}
 
 
+def choose_from_logits(logits: np.ndarray, deterministic: bool, rng: np.random.Generator) -> np.ndarray:
+    """Per row of masked ``logits`` (``-inf`` on illegal actions): the most probable action, or
+    one sampled from the softmax with ``rng`` (what trained policies share)."""
+    if deterministic:
+        return logits.argmax(axis=-1)
+    z = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    p = z / z.sum(axis=-1, keepdims=True)
+    u = rng.random((p.shape[0], 1))
+    return np.minimum((p.cumsum(axis=-1) < u).sum(axis=-1), p.shape[-1] - 1)
+
+
 def lowest_legal(mask: np.ndarray) -> np.ndarray:
     """The lowest legal action index of every row of ``mask`` (a row without one raises)."""
     mask = np.asarray(mask).astype(bool)

@@ -22,7 +22,7 @@ import numpy as np
 
 from kortmiljo.core.engine import Engine
 
-from .base import Policy
+from .base import Policy, choose_from_logits
 from .trained import check_compatible, read_model_config
 
 MODULE_ID = "learner"
@@ -84,12 +84,7 @@ class RLlibPolicy(Policy):
         return np.where(mask > 0, logits, -np.inf)
 
     def _choose(self, logits: np.ndarray) -> np.ndarray:
-        if self.deterministic:
-            return logits.argmax(axis=-1)
-        z = np.exp(logits - logits.max(axis=-1, keepdims=True))
-        p = z / z.sum(axis=-1, keepdims=True)
-        u = self.rng.random((p.shape[0], 1))
-        return np.minimum((p.cumsum(axis=-1) < u).sum(axis=-1), p.shape[-1] - 1)
+        return choose_from_logits(logits, self.deterministic, self.rng)
 
     def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
         if not np.asarray(obs["action_mask"]).any():

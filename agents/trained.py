@@ -25,7 +25,7 @@ import numpy as np
 
 from kortmiljo.core.engine import Engine
 
-from .base import Policy
+from .base import Policy, choose_from_logits
 
 CONFIG_NAME = "config.json"
 FORMAT = "kortmiljo-ppo/1"
@@ -156,12 +156,7 @@ class PPOPolicy(Policy):
         return np.where(np.asarray(mask) > 0, logits, -np.inf)
 
     def _choose(self, logits: np.ndarray) -> np.ndarray:
-        if self.deterministic:
-            return logits.argmax(axis=-1)
-        z = np.exp(logits - logits.max(axis=-1, keepdims=True))
-        p = z / z.sum(axis=-1, keepdims=True)
-        u = self.rng.random((p.shape[0], 1))
-        return np.minimum((p.cumsum(axis=-1) < u).sum(axis=-1), p.shape[-1] - 1)
+        return choose_from_logits(logits, self.deterministic, self.rng)
 
     def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
         mask = np.asarray(obs["action_mask"])
