@@ -32,24 +32,15 @@ def _pair(config: dict, lanes: int, seed: int, **kw):
     return scalar, native
 
 
-@pytest.mark.parametrize(
-    "config, kw",
-    [
-        ({}, {}),
-        ({"num_players": 3, "match_to": 40, "reward": "points"}, {}),
-        ({"num_players": 4, "jack_points": 11}, {"shaping": "auto", "shaping_scale": 0.1}),
-        ({"num_players": 5}, {"seat": 2, "include_unseen": False}),
-    ],
-)
-def test_lanes_replay_scalar_views_in_dummy_vec_env(config, kw):
-    """Deterministic opponents, the same learner actions: identical observations, rewards,
-    dones, infos (terminal observations included) and masks, lane for lane."""
-    scalar, native = _pair(config, 4, 10, **kw)
+def _replay(scalar, native, steps: int) -> int:
+    """Step both with the same random legal actions; everything the learner sees must agree
+    (observations, rewards and their dtypes, dones, infos with terminal observations, masks,
+    reset infos). Returns the episodes finished."""
     np.testing.assert_array_equal(scalar.reset(), native.reset())
     assert scalar.reset_infos == native.reset_infos
     rng = np.random.default_rng(0)
     episodes = 0
-    for t in range(400):
+    for t in range(steps):
         m = np.stack(scalar.env_method("action_masks"))
         np.testing.assert_array_equal(native.action_masks(), m, err_msg=f"masks at {t}")
         a = (rng.random(m.shape) * m).argmax(axis=1)
@@ -64,9 +55,26 @@ def test_lanes_replay_scalar_views_in_dummy_vec_env(config, kw):
             assert (tx is None) == (ty is None)
             if tx is not None:
                 np.testing.assert_array_equal(tx, ty)
-            assert x == y
+            assert x == y, (t, x, y)
         assert scalar.reset_infos == native.reset_infos
         episodes += int(d1.sum())
+    return episodes
+
+
+@pytest.mark.parametrize(
+    "config, kw",
+    [
+        ({}, {}),
+        ({"num_players": 3, "match_to": 40, "reward": "points"}, {}),
+        ({"num_players": 4, "jack_points": 11}, {"shaping": "auto", "shaping_scale": 0.1}),
+        ({"num_players": 5}, {"seat": 2, "include_unseen": False}),
+    ],
+)
+def test_lanes_replay_scalar_views_in_dummy_vec_env(config, kw):
+    """Deterministic opponents, the same learner actions: identical observations, rewards,
+    dones, infos (terminal observations included) and masks, lane for lane."""
+    scalar, native = _pair(config, 4, 10, **kw)
+    episodes = _replay(scalar, native, 400)
     assert episodes >= 8
 
 
@@ -249,24 +257,5 @@ def test_other_games_lanes_replay_scalar_views(game, config):
     lanes, seed = 4, 10
     scalar = DummyVecEnv([lambda i=i: SingleSeatEnv(game, config, opps, seed=seed + i) for i in range(lanes)])
     native = BatchedSingleSeatVecEnv(game, config, lanes, opps, seed=seed)
-    np.testing.assert_array_equal(scalar.reset(), native.reset())
-    assert scalar.reset_infos == native.reset_infos
-    rng = np.random.default_rng(0)
-    episodes = 0
-    for t in range(250):
-        m = np.stack(scalar.env_method("action_masks"))
-        np.testing.assert_array_equal(native.action_masks(), m, err_msg=f"masks at {t}")
-        a = (rng.random(m.shape) * m).argmax(axis=1)
-        o1, r1, d1, i1 = scalar.step(a)
-        o2, r2, d2, i2 = native.step(a)
-        np.testing.assert_array_equal(o1, o2, err_msg=f"obs at {t}")
-        np.testing.assert_array_equal(r1, r2, err_msg=f"rewards at {t}")
-        np.testing.assert_array_equal(d1, d2)
-        for x, y in zip(i1, i2, strict=True):
-            tx, ty = x.pop("terminal_observation", None), y.pop("terminal_observation", None)
-            assert (tx is None) == (ty is None)
-            if tx is not None:
-                np.testing.assert_array_equal(tx, ty)
-            assert x == y, (t, x, y)
-        episodes += int(d1.sum())
+    episodes = _replay(scalar, native, 250)
     assert episodes >= 4
