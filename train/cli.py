@@ -341,9 +341,7 @@ class Trainer:
 
         a = self.args
         shaping = "auto" if a.shaping == "auto" else None
-        if a.privileged_critic and a.vec == "native":
-            raise ValueError("--privileged-critic needs the scalar views (--vec dummy or subproc)")
-        vec = choose_vec("dummy" if a.privileged_critic and a.vec == "auto" else a.vec, self.game, a.n_envs)
+        vec = choose_vec(a.vec, self.game, a.n_envs)
         if vec != "subproc":
             self.pool = self.build_pool(a.seed * 7919 + 17)
         else:
@@ -355,6 +353,7 @@ class Trainer:
                     BatchedSingleSeatVecEnv(
                         self.game, self.config, a.n_envs, self.pool, include_unseen=self.include_unseen,
                         shaping=shaping, shaping_scale=a.shaping_scale, gamma=a.gamma, seed=a.seed * 1000,
+                        privileged=a.privileged_critic,
                     )
                 )  # fmt: skip
             except ValueError:  # an opponent that needs the live engine (search): scalar views

@@ -147,6 +147,44 @@ BATCH_SHAPING: dict[str, Callable[[Engine, np.ndarray, np.ndarray], np.ndarray]]
 _SCALAR_TO_BATCH = {spokelse_potential: spokelse_potential_batch}
 
 
+# ---- batched privileged features (``training.PRIVILEGED``, lane-wise; for an asymmetric critic) ------------
+
+
+def spokelse_privileged_batch(engine: Any, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """:func:`kortmiljo.env.training.spokelse_privileged` for ``seats`` in ``lanes``, equal entry for
+    entry: per relative seat the ghost's and every slot's points /13, then the stock in draw order
+    (points /13) and a mask of its entries."""
+    n, k, S = engine.num_players, engine.num_slots, engine.stock_start
+    pts = engine.points
+    out = np.zeros((len(lanes), n * (k + 1) + 2 * S), dtype=np.float32)
+    for rel in range(n):
+        s = (seats + rel) % n
+        b = rel * (k + 1)
+        out[:, b] = pts[engine._ghost[lanes, s]] / 13.0
+        out[:, b + 1 : b + 1 + k] = pts[engine._slots[lanes, s]] / 13.0
+    # the stock is deck[ptr:], top first
+    D = engine.deck_size
+    idx = engine._ptr[lanes, None] + np.arange(S)[None, :]
+    there = idx < D
+    card = engine._deck[lanes[:, None], np.minimum(idx, D - 1)]
+    b = n * (k + 1)
+    out[:, b : b + S] = np.where(there, pts[card] / 13.0, 0.0)
+    out[:, b + S :] = there
+    return out
+
+
+def other_seats_privileged_batch(engine: Any, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """:func:`kortmiljo.env.training.other_seats_privileged` lane-wise: every other seat's own
+    observation, in relative seat order."""
+    n = engine.num_players
+    return np.concatenate([engine.observe((seats + r) % n, lanes) for r in range(1, n)], axis=1)
+
+
+BATCH_PRIVILEGED: dict[str, Callable[[Any, np.ndarray, np.ndarray], np.ndarray]] = {
+    "spokelse": spokelse_privileged_batch,
+}
+
+
 class BatchedSingleSeatVecEnv(VecEnv):
     """The single-seat training view of ``num_envs`` games on one batched engine (module docstring).
 
@@ -154,7 +192,9 @@ class BatchedSingleSeatVecEnv(VecEnv):
     ``opponents`` (Policy objects or a pool with ``sample(rng)``; default uniform random),
     ``seat``, ``include_unseen``, ``shaping`` (None, ``"auto"``, the game's scalar potential, or
     a batched potential ``Φ(spec, seats [k], obs [k, D]) -> [k]``), ``shaping_scale``, ``gamma``,
-    ``seed`` (lane ``i`` seeded with ``seed + i``; None: fresh entropy).
+    ``privileged`` (append the hidden-state features of ``BATCH_PRIVILEGED``, for an asymmetric
+    critic; the same vector as the scalar view's), ``seed`` (lane ``i`` seeded with ``seed + i``;
+    None: fresh entropy).
     """
 
     def __init__(
@@ -169,6 +209,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         shaping: Callable | str | None = None,
         shaping_scale: float = 1.0,
         gamma: float = 0.99,
+        privileged: bool = False,
         seed: int | None = None,
     ):
         cls = batched_engine_class(game)
@@ -202,7 +243,12 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self.render_mode = None
         self.num_actions = e.num_actions
         self.width = self.template.deck.width
-        self.obs_dim = e.obs_size + (self.width if include_unseen else 0)
+        self.actor_size = e.obs_size + (self.width if include_unseen else 0)
+        self._privileged = BATCH_PRIVILEGED.get(game, other_seats_privileged_batch) if privileged else None
+        self.privileged_size = 0
+        if self._privileged is not None:  # sized on lane 0's state
+            self.privileged_size = self._privileged(e, e.current_player[:1], np.arange(1)).shape[1]
+        self.obs_dim = self.actor_size + self.privileged_size
         super().__init__(
             num_envs,
             spaces.Box(low=-np.inf, high=np.inf, shape=(self.obs_dim,), dtype=np.float32),
@@ -253,11 +299,14 @@ class BatchedSingleSeatVecEnv(VecEnv):
         e = self.engine
         seats = self.seat[lanes]
         o = e.observe(seats, lanes)
-        if not self.include_unseen:
+        if self.obs_dim == e.obs_size:
             return o
         out = np.empty((len(lanes), self.obs_dim), dtype=np.float32)
         out[:, : e.obs_size] = o
-        out[:, e.obs_size :] = e.unseen(seats, lanes)
+        if self.include_unseen:
+            out[:, e.obs_size : self.actor_size] = e.unseen(seats, lanes)
+        if self._privileged is not None:
+            out[:, self.actor_size :] = self._privileged(e, seats, lanes)
         return out
 
     def _done(self) -> np.ndarray:

@@ -19,6 +19,8 @@ from kortmiljo.env.vector import (
 )
 from kortmiljo.games.spokelse import SpokelseEngine
 
+SHORT_DECK = ["AS", "2S", "3S", "4S", "8S", "TS", "JS", "QS", "KS", "AH", "5H", "9H", "KH", "8D"]
+
 
 def _pair(config: dict, lanes: int, seed: int, **kw):
     spec = SpokelseEngine(**config)
@@ -68,6 +70,11 @@ def _replay(scalar, native, steps: int) -> int:
         ({"num_players": 3, "match_to": 40, "reward": "points"}, {}),
         ({"num_players": 4, "jack_points": 11}, {"shaping": "auto", "shaping_scale": 0.1}),
         ({"num_players": 5}, {"seat": 2, "include_unseen": False}),
+        ({}, {"privileged": True, "shaping": "auto"}),
+        (
+            {"num_players": 3, "cards": SHORT_DECK, "num_slots": 3},
+            {"privileged": True, "include_unseen": False},
+        ),
     ],
 )
 def test_lanes_replay_scalar_views_in_dummy_vec_env(config, kw):
@@ -238,24 +245,25 @@ class _Highest(_Lowest):
 
 
 @pytest.mark.parametrize(
-    "game, config",
+    "game, config, kw",
     [
-        ("sproyte", {}),
-        ("sproyte", {"variant": "variasjon", "match_to": 3}),
-        ("sproyte", {"variant": "tretten", "reward": "raw"}),
-        ("femkortskille", {}),
-        ("femkortskille", {"num_players": 5, "payments_stay": True, "poker": True}),
-        ("femkortskille", {"num_players": 3, "max_deals": 1}),
-        ("femkortskille", {"num_players": 6, "auktion": True, "skituppslag": True}),
+        ("sproyte", {}, {}),
+        ("sproyte", {"variant": "variasjon", "match_to": 3}, {}),
+        ("sproyte", {"variant": "tretten", "reward": "raw"}, {"privileged": True}),
+        ("femkortskille", {}, {}),
+        ("femkortskille", {"num_players": 5, "payments_stay": True, "poker": True}, {"privileged": True}),
+        ("femkortskille", {"num_players": 3, "max_deals": 1}, {}),
+        ("femkortskille", {"num_players": 6, "auktion": True, "skituppslag": True}, {}),
     ],
 )
-def test_other_games_lanes_replay_scalar_views(game, config):
+def test_other_games_lanes_replay_scalar_views(game, config, kw):
     from kortmiljo.registry import engine_class
 
     spec = engine_class(game)(**config)
     opps = [_Lowest(spec), _Highest(spec)]
     lanes, seed = 4, 10
-    scalar = DummyVecEnv([lambda i=i: SingleSeatEnv(game, config, opps, seed=seed + i) for i in range(lanes)])
-    native = BatchedSingleSeatVecEnv(game, config, lanes, opps, seed=seed)
+    scalar = DummyVecEnv([lambda i=i: SingleSeatEnv(game, config, opps, seed=seed + i, **kw) for i in range(lanes)])
+    native = BatchedSingleSeatVecEnv(game, config, lanes, opps, seed=seed, **kw)
+    assert native.observation_space == scalar.observation_space
     episodes = _replay(scalar, native, 250)
     assert episodes >= 4

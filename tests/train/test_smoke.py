@@ -188,3 +188,26 @@ def test_behaviour_cloning_pretraining_and_cache(tmp_path):
     assert train_main([*base, "--out", str(tmp_path / "b"), *TINY]) == 0  # the same data come from the cache
     again = json.loads((tmp_path / "b" / "report.json").read_text())["behaviour_cloning"]
     assert again["collect_seconds_this_run"] == 0 and again["decisions"] == bc["decisions"]
+
+
+@pytest.mark.parametrize("game", ["spokelse", "femkortskille"])
+def test_native_vec_env_with_privileged_critic(tmp_path, game):
+    """The fast path takes the asymmetric critic too: the critic's hidden-state features come
+    from the batched engine, and the saved actor plays from the observation alone."""
+    out = tmp_path / game
+    argv = [game, "--timesteps", "256", "--out", str(out), "--vec", "native", "--privileged-critic"]
+    argv += ["--eval-every", "0", "--eval-deals", "2", "--opponents", "heuristic", "--eval-opponents", "random"]
+    tiny = TINY.copy()
+    tiny[tiny.index("--n-envs") + 1] = "4"
+    tiny[tiny.index("--n-steps") + 1] = "64"
+    assert train_main(argv + tiny) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["vec_env"] == "native" and report["timesteps"] >= 256
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["privileged_size"] > 0
+    from kortmiljo.registry import engine_class
+
+    agent = make_agent(f"ppo:{out}", game, {}, seed=1)
+    engine = engine_class(game)()
+    r = duplicate_eval(engine, agent, make_agent("random", game, {}, seed=2), deals=2, seed=3)
+    assert r["games"] == 2 * engine.num_players
