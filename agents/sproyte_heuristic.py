@@ -38,6 +38,7 @@ is the belief search samples its worlds with (discards hold low side cards).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -60,6 +61,22 @@ _SUIT = np.array(SUIT, dtype=np.int64)
 # _HIGHER[x, c]: x is of c's suit and ranks above it (``_higher_out`` is unseen @ _HIGHER)
 _HIGHER = ((_SUIT[:, None] == _SUIT[None, :]) & (_STR[:, None] > _STR[None, :])).astype(np.int64)
 _BIG = np.int64(1) << 40
+
+
+@cache
+def _value_table() -> np.ndarray:
+    """``SproyteHeuristic.value`` of every (contract, trump + 1, suit length, card), from the
+    scalar function itself, so ``act_batch`` reads exactly the values ``act`` computes."""
+    v = SproyteHeuristic.value
+    return np.array(
+        [
+            [[[v(c, n, k, None if t < 0 else t) for c in range(52)] for n in range(_MAX_LEN + 1)] for t in range(-1, 4)]
+            for k in range(3)
+        ]
+    )
+
+
+_MAX_LEN = 14  # a suit length in hand, plus one for a drawn card
 
 
 def _first_min(key: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -156,13 +173,53 @@ class SproyteHeuristic(Policy):
         open_ = mask.sum(axis=1) > 1
         # trick play: a play phase (as ``act`` reads it) and only play actions legal
         play = open_ & (phase != Phase.EXCHANGE) & (phase != Phase.TALON) & ~mask[:, :PLAY0].any(axis=1)
-        for i in np.flatnonzero(open_ & ~play).tolist():
+        exchange = open_ & (phase == Phase.EXCHANGE)
+        for i in np.flatnonzero(open_ & ~play & ~exchange).tolist():
             acts[i] = self.act(row(obs, i))
+        idx = np.flatnonzero(exchange)
+        if len(idx):
+            acts[idx] = self._exchange_batch(o[idx], np.asarray(obs["unseen"])[idx], mask[idx])
         idx = np.flatnonzero(play)
         if len(idx):
             sub = {k: np.asarray(v)[idx] for k, v in obs.items()}
             acts[idx] = PLAY0 + self._play_batch(sub, mask[idx, PLAY0 : PLAY0 + 52])
         return acts
+
+    def _exchange_batch(self, o: np.ndarray, unseen: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`_exchange` for every row at once (values from the scalar ``value`` table; the
+        draw value is a mean over the same cards in the same order, so the floats agree)."""
+        sl = self._sl
+        R = len(o)
+        r = np.arange(R)[:, None]
+        hand = o[:, sl["hand"]] != 0
+        lengths = hand.reshape(R, 4, 13).sum(axis=2)
+        contract = o[:, sl["contract"]].argmax(axis=1)
+        t = o[:, sl["trump"]]
+        trump = np.where(t.any(axis=1), t.argmax(axis=1), -1)
+        left = np.rint(o[:, sl["exchange_left"]][:, 0].astype(np.float64) * 12)
+        table = _value_table()[contract, trump + 1]  # [R, length, card]
+        len_c = lengths[:, _SUIT]
+        cards = np.arange(52)[None, :]
+        vals = table[r, len_c, cards]
+        short = (contract != NULLO)[:, None] & (trump >= 0)[:, None] & (_SUIT[None, :] != trump[:, None])
+        short &= hand & (len_c <= 2) & (_STR[None, :] < 9)
+        vals = np.where(short, vals - 0.01 * (3 - len_c), vals)
+        # min over the hand by (value, strength, card)
+        order = np.lexsort(
+            (np.broadcast_to(cards, vals.shape), np.broadcast_to(_STR, vals.shape), np.where(hand, vals, np.inf))
+        )
+        worst = order[:, 0]
+        # the mean value of a card drawn from the unseen ones, grouped by how many there are
+        draw_vals = table[r, np.minimum(len_c + 1, _MAX_LEN), cards]
+        pool = unseen != 0
+        n_pool = pool.sum(axis=1)
+        draw = np.zeros(R)
+        for n in np.unique(n_pool[n_pool > 0]).tolist():
+            rows = np.flatnonzero(n_pool == n)
+            draw[rows] = draw_vals[rows][pool[rows]].reshape(len(rows), n).mean(axis=1)
+        lay = (left > 0) & hand.any(axis=1) & (vals[r[:, 0], worst] < draw - self.margin)
+        lay &= mask[r[:, 0], DISCARD0 + worst]
+        return np.where(lay, DISCARD0 + worst, DONE).astype(np.int64)
 
     def _play_batch(self, obs: dict[str, np.ndarray], legal: np.ndarray) -> np.ndarray:
         """The card :meth:`_play_tricks` or :meth:`_play_nullo` picks, for every row at once:

@@ -8,7 +8,7 @@ import pytest
 
 from agents import make_agent
 from agents.search import observation_of
-from kortmiljo.games.sproyte.rules import GRAND, NULLO, TRUMP, Phase
+from kortmiljo.games.sproyte.rules import DONE, GRAND, NULLO, TRUMP, Phase
 from kortmiljo.registry import engine_class
 
 from .common import CONFIGS, config_id
@@ -16,7 +16,8 @@ from .common import CONFIGS, config_id
 
 def _rows(config: dict, seed: int, want: int) -> tuple[list[dict], int, set]:
     """Observations of the seat on move from games of the heuristic mixed with random moves
-    (a share of 0 to 1 per game, for odd states), until ``want`` trick-play decisions."""
+    (a share of 0 to 1 per game, for odd states), until ``want`` trick-play decisions; the
+    kinds seen: (contract, cards on the table) in play, ("exchange", laid or done)."""
     e = engine_class("sproyte")(**config)
     h = make_agent("heuristic", "sproyte", config)
     rng = np.random.default_rng(seed)
@@ -30,18 +31,23 @@ def _rows(config: dict, seed: int, want: int) -> tuple[list[dict], int, set]:
             if e.phase == Phase.PLAY and obs["action_mask"].sum() > 1:
                 n_play += 1
                 kinds.add((e.contract, len(e.trick)))
-            e.step(int(rng.choice(e.legal_actions())) if rng.random() < p_random else h.act(obs))
+            a = h.act(obs)
+            if e.phase == Phase.EXCHANGE and obs["action_mask"].sum() > 1:
+                kinds.add(("exchange", a == DONE))
+            e.step(int(rng.choice(e.legal_actions())) if rng.random() < p_random else a)
     return rows, n_play, kinds
 
 
 @pytest.mark.parametrize("config", CONFIGS["sproyte"], ids=config_id)
-def test_act_batch_equals_act_on_trick_play(config):
+def test_act_batch_equals_act_on_trick_play_and_exchange(config):
     h = make_agent("heuristic", "sproyte", config)
     rows, n_play, kinds = _rows(config, seed=7, want=6000)
     assert n_play >= 6000
     # every contract the variant has, leading, second and third in hand
     contracts = (TRUMP, GRAND, NULLO) if config.get("variant") == "variasjon" else (TRUMP,)
-    assert kinds == {(c, k) for c in contracts for k in range(3)}
+    # and exchange decisions that lay a card down and that stop (tretten has no exchange)
+    exchange = set() if config.get("variant") == "tretten" else {("exchange", True), ("exchange", False)}
+    assert kinds == {(c, k) for c in contracts for k in range(3)} | exchange
     batch = {k: np.stack([o[k] for o in rows]) for k in rows[0]}
     expected = [h.act(o) for o in rows]
     got = h.act_batch(batch)
