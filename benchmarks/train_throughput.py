@@ -50,19 +50,23 @@ def make_venv(kind: str, game: str, config: dict, lanes: int, seed: int):
 
 
 class _Timer:
-    """Callback that splits the time of ``learn`` into collection and update."""
+    """Callback that splits the time of ``learn`` into collection and update, and runs the
+    update on ``update_threads`` torch threads (as the training CLI does)."""
 
-    def __init__(self):
+    def __init__(self, update_threads: int = 1):
+        import torch
         from stable_baselines3.common.callbacks import BaseCallback
 
         outer = self
 
         class CB(BaseCallback):
             def _on_rollout_start(self) -> None:
+                torch.set_num_threads(1)
                 outer.t_roll = outer.clock()
 
             def _on_rollout_end(self) -> None:
                 outer.collect_s += outer.clock() - outer.t_roll
+                torch.set_num_threads(update_threads)
 
             def _on_step(self) -> bool:
                 return True
@@ -74,8 +78,10 @@ class _Timer:
 
 
 def measure(
-    kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int, net: list[int]
-) -> tuple[float, float]:
+    kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int, net: list[int], update_threads: int = 1
+) -> tuple[float, float, float]:
+    """(decisions per CPU second, per CPU second of collection alone, per wall-clock second)."""
+    import torch
     from sb3_contrib import MaskablePPO
 
     venv = make_venv(kind, game, config, lanes, seed=1)
@@ -85,14 +91,15 @@ def measure(
         policy_kwargs={"net_arch": {"pi": net, "vf": net}},
     )  # fmt: skip
     model.learn(total_timesteps=n_steps * lanes)  # warm-up: first rollout and update
-    timer = _Timer()
+    timer = _Timer(update_threads)
     steps0 = model.num_timesteps
-    t0 = time.process_time()
+    t0, w0 = time.process_time(), time.perf_counter()
     model.learn(total_timesteps=updates * n_steps * lanes, reset_num_timesteps=False, callback=timer.cb)
-    dt = time.process_time() - t0
+    dt, wall = time.process_time() - t0, time.perf_counter() - w0
+    torch.set_num_threads(1)
     steps = model.num_timesteps - steps0
     venv.close()
-    return steps / dt, steps / max(timer.collect_s, 1e-9)
+    return steps / dt, steps / max(timer.collect_s, 1e-9), steps / wall
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         default="256,256",
         help="hidden layers of the policy and value networks (256,256: the training CLI's default; 64,64: SB3's)",
     )
+    ap.add_argument(
+        "--update-threads",
+        type=int,
+        default=1,
+        help="torch threads in the PPO update (the CLI's default uses up to 4 cores); with more than one, "
+        "compare the wall-clock column (CPU seconds count every thread)",
+    )
     ap.add_argument("--json", default="results/train_throughput.json")
     args = ap.parse_args(argv)
     net = [int(x) for x in args.net.split(",") if x]
@@ -116,21 +130,24 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     rows = [("DummyVecEnv(8) of SingleSeatEnv", "dummy", 8)]
     rows += [(f"native BatchedSingleSeatVecEnv({k})", "native", k) for k in map(int, args.lanes.split(","))]
-    got: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
+    got: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in rows}
     for _ in range(args.repeats):
         for name, kind, lanes in rows:
-            got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout, net))
+            got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout, net, args.update_threads))
     base = statistics.median(x[0] for x in got[rows[0][0]])
-    title = f"MaskablePPO {args.net} on {args.game}"
-    print(f"{title:44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9} {'update s':>9}")
+    base_wall = statistics.median(x[2] for x in got[rows[0][0]])
+    title = f"MaskablePPO {args.net} on {args.game}, update on {args.update_threads} thread(s)"
+    print(title)
+    print(f"{'':44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9} {'update s':>9} {'wall-clock':>11}")
     out = []
     updates = []
     for name, kind, lanes in rows:
         sps = statistics.median(x[0] for x in got[name])
         col = statistics.median(x[1] for x in got[name])
-        upd = args.rollout / sps - args.rollout / col  # seconds of PPO update per rollout
+        wall = statistics.median(x[2] for x in got[name])
+        upd = args.rollout / sps - args.rollout / col  # CPU seconds of PPO update per rollout
         updates.append(upd)
-        print(f"{name:44} {sps:12,.0f} {col:13,.0f} {sps / base:8.2f}× {upd:9.3f}")
+        print(f"{name:44} {sps:12,.0f} {col:13,.0f} {sps / base:8.2f}× {upd:9.3f} {wall:8,.0f} {wall / base_wall:.2f}×")
         out.append(
             {
                 "row": name,
@@ -139,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                 "env_steps_per_s": sps,
                 "collect_steps_per_s": col,
                 "update_s": upd,
+                "wall_env_steps_per_s": wall,
             }
         )
     # Amdahl: the PPO update (same work in every row) caps what any env speed can give
@@ -151,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "game": args.game,
                 "net": net,
+                "update_threads": args.update_threads,
                 "updates": args.updates,
                 "repeats": args.repeats,
                 "ceiling": ceiling,

@@ -96,6 +96,7 @@ class TrainingCallback(BaseCallback):
 
     # ---- per update ---------------------------------------------------------------------------
     def _on_rollout_end(self) -> None:
+        self.tr.torch.set_num_threads(self.tr.update_threads)  # the PPO update comes next
         vals = self.model.logger.name_to_value
         now = time.time()
         steps = self.model.num_timesteps
@@ -123,6 +124,7 @@ class TrainingCallback(BaseCallback):
         self.logger.record("time/collect_steps_per_s", collect_sps)
 
     def _on_rollout_start(self) -> None:
+        self.tr.torch.set_num_threads(max(1, self.tr.args.threads))  # back to collecting
         if self.first:  # no update has happened yet in this learn() call
             self.first = False
             return

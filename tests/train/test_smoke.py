@@ -211,3 +211,37 @@ def test_native_vec_env_with_privileged_critic(tmp_path, game):
     engine = engine_class(game)()
     r = duplicate_eval(engine, agent, make_agent("random", game, {}, seed=2), deals=2, seed=3)
     assert r["games"] == 2 * engine.num_players
+
+
+def test_update_threads_apply_to_the_ppo_update_only(tmp_path, monkeypatch):
+    """Rollouts run on ``--threads``, each PPO update on ``--update-threads``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecEnv
+
+    seen: dict[str, set[int]] = {"train": set(), "collect": set()}
+    train, step = MaskablePPO.train, VecEnv.step
+
+    def spy_train(self, *a, **k):
+        seen["train"].add(torch.get_num_threads())
+        return train(self, *a, **k)
+
+    def spy_step(self, *a, **k):  # every env step of a rollout
+        seen["collect"].add(torch.get_num_threads())
+        return step(self, *a, **k)
+
+    monkeypatch.setattr(MaskablePPO, "train", spy_train)
+    monkeypatch.setattr(VecEnv, "step", spy_step)
+    out = tmp_path / "threads"
+    argv = ["spokelse", "--timesteps", "768", "--out", str(out), "--eval-every", "0", "--eval-deals", "2"]
+    argv += ["--opponents", "random", "--eval-opponents", "random", "--threads", "1", "--update-threads", "2"]
+    before = torch.get_num_threads()
+    try:
+        assert train_main(argv + TINY) == 0
+    finally:
+        torch.set_num_threads(before)
+    assert seen["train"] == {2} and seen["collect"] == {1}
+    report = json.loads((out / "report.json").read_text())
+    assert report["torch_threads"] == {"rollout": 1, "update": 2}
+    with pytest.raises(SystemExit):
+        train_main(["spokelse", "--update-threads", "-1", "--out", str(tmp_path / "bad")])
