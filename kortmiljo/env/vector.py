@@ -24,7 +24,9 @@ therefore replays ``SingleSeatEnv(seed=seed + i)`` inside a ``DummyVecEnv`` step
 per batch instead of once per decision, so their choices differ but not their law.
 
 **SB3 plumbing.** ``step_wait`` returns float32 observations ``[B, D]`` (the engine's
-observation, plus the ``unseen`` mask with ``include_unseen``), float32 rewards, dones and
+observation, plus the ``unseen`` mask with ``include_unseen``, plus with ``privileged`` the
+hidden-state features an asymmetric critic reads, ``BATCH_PRIVILEGED``, the same vector as
+the scalar view's ``privileged_features``), float32 rewards, dones and
 one info dict per lane; a finished lane's info carries the game's result fields, the
 episode's ``game_reward``/``game_return``/``decisions``, and ``terminal_observation`` (every info has
 ``TimeLimit.truncated``, as under ``DummyVecEnv``), and the lane is dealt a new episode at once. Action masks come
