@@ -31,6 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The recipes. Each is the full `kortmiljo train` command line after `kortmiljo train`.
+# `--n-envs 64 --n-steps 32` puts a run on the native vector env (the same 2,048 decisions per
+# update as 8 x 256 on DummyVecEnv): Sprøyte trained 2,959 decisions/s there against 2,377 and
+# reached +0.025 [+0.013, +0.036] against the heuristic, against +0.020 on DummyVecEnv.
 RECIPES: dict[str, str] = {
     "spokelse": (
         "spokelse --minutes 30 --seed 0 --privileged-critic --bc-teacher heuristic --bc-games 8000 "
@@ -41,7 +44,7 @@ RECIPES: dict[str, str] = {
     "sproyte": (
         "sproyte --minutes 30 --seed 0 --bc-teacher heuristic --bc-games 12000 --bc-opponents heuristic,random "
         "--bc-epochs 8 --opponents random,heuristic --self-play-prob 0.3 --lr 1e-4 --clip 0.15 --gae-lambda 0.8 "
-        "--ent-coef 0.003 --eval-every 100000 --eval-deals 400"
+        "--ent-coef 0.003 --eval-every 100000 --eval-deals 400 --n-envs 64 --n-steps 32"
     ),
     "femkortskille": (
         "femkortskille --minutes 30 --seed 0 --privileged-critic --bc-teacher heuristic --bc-games 10000 "

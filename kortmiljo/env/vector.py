@@ -528,17 +528,20 @@ class BatchedSingleSeatVecEnv(VecEnv):
 # ---- which vector env a training run should use ---------------------------------------------------------
 
 # Below this many lanes the batched engine's per-call numpy overhead outweighs batching and
-# DummyVecEnv of scalar views trains faster. benchmarks/train_throughput.py, Spøkelse, CLI defaults
-# (env-steps/s with PPO updates vs DummyVecEnv(8)): 8 lanes 0.91×, 16 1.08×, 32 1.22×, 64 1.29×.
-NATIVE_MIN_LANES = 16
+# DummyVecEnv of scalar views trains faster. benchmarks/train_throughput.py, CLI defaults (256-256,
+# one thread), decisions/s with PPO updates against DummyVecEnv(8), lanes 8 / 16 / 32 / 64:
+# Spøkelse 0.88 / 1.07 / 1.21 / 1.34×, Sprøyte 0.61 / 0.77 / 0.93 / 1.11×,
+# Femkortskille 0.54 / 0.69 / 1.00 / 1.23×.
+NATIVE_MIN_LANES: dict[str, int] = {"spokelse": 16, "sproyte": 64, "femkortskille": 64}
 
 
 def choose_vec(vec: str, game: str, n_envs: int) -> str:
     """The vector env for ``--vec``: ``"auto"`` → ``"native"`` where the game has a batched engine
-    and ``n_envs >= NATIVE_MIN_LANES`` (where it is faster), else ``"dummy"``; explicit choices
-    pass through (``"native"`` for a game without a batched engine raises ``ValueError``)."""
+    and ``n_envs >= NATIVE_MIN_LANES[game]`` (where it is faster), else ``"dummy"``; explicit
+    choices pass through (``"native"`` for a game without a batched engine raises ``ValueError``)."""
     if vec == "auto":
-        return "native" if has_batched_engine(game) and n_envs >= NATIVE_MIN_LANES else "dummy"
+        fast = has_batched_engine(game) and n_envs >= NATIVE_MIN_LANES.get(game, 64)
+        return "native" if fast else "dummy"
     if vec == "native" and not has_batched_engine(game):
         batched_engine_class(game)  # raises, naming the games that have one
     return vec

@@ -182,6 +182,8 @@ def test_protocol_and_registry():
         choose_vec("native", "no_such_game", 64)
     assert choose_vec("auto", "spokelse", 64) == "native"
     assert choose_vec("auto", "spokelse", 8) == "dummy"  # below the measured break-even
+    assert choose_vec("auto", "sproyte", 32) == "dummy" and choose_vec("auto", "sproyte", 64) == "native"
+    assert choose_vec("auto", "femkortskille", 16) == "dummy" and choose_vec("auto", "femkortskille", 256) == "native"
     assert choose_vec("auto", "no_such_game", 64) == "dummy"
 
 
