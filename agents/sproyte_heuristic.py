@@ -63,6 +63,9 @@ _HIGHER = ((_SUIT[:, None] == _SUIT[None, :]) & (_STR[:, None] > _STR[None, :]))
 _BIG = np.int64(1) << 40
 
 
+_MAX_LEN = 14  # a suit length in hand, plus one for a drawn card
+
+
 @cache
 def _value_table() -> np.ndarray:
     """``SproyteHeuristic.value`` of every (contract, trump + 1, suit length, card), from the
@@ -74,9 +77,6 @@ def _value_table() -> np.ndarray:
             for k in range(3)
         ]
     )
-
-
-_MAX_LEN = 14  # a suit length in hand, plus one for a drawn card
 
 
 def _first_min(key: np.ndarray, cand: np.ndarray) -> np.ndarray:

@@ -660,6 +660,7 @@ class Trainer:
             )
         finally:
             cb.close()
+            self.torch.set_num_threads(max(1, a.threads))  # the update's threads end with it
             dt = time.time() - t
             self.state["phases"]["ppo_s"] = round(self.state["phases"].get("ppo_s", 0.0) + dt, 1)
             self.state["phases"]["ppo_steps"] = self.state["phases"].get("ppo_steps", 0) + int(

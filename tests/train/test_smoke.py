@@ -238,9 +238,11 @@ def test_update_threads_apply_to_the_ppo_update_only(tmp_path, monkeypatch):
     before = torch.get_num_threads()
     try:
         assert train_main(argv + TINY) == 0
+        after = torch.get_num_threads()
     finally:
         torch.set_num_threads(before)
     assert seen["train"] == {2} and seen["collect"] == {1}
+    assert after == 1  # back to --threads once training is over
     report = json.loads((out / "report.json").read_text())
     assert report["torch_threads"] == {"rollout": 1, "update": 2}
     with pytest.raises(SystemExit):
