@@ -25,7 +25,7 @@ per batch instead of once per decision, so their choices differ but not their la
 
 **SB3 plumbing.** ``step_wait`` returns float32 observations ``[B, D]`` (the engine's
 observation, plus the ``unseen`` mask with ``include_unseen``, plus with ``privileged`` the
-hidden-state features an asymmetric critic reads, ``BATCH_PRIVILEGED``, the same vector as
+hidden-state features an asymmetric critic reads, :func:`batch_privileged`, the same vector as
 the scalar view's ``privileged_features``), float32 rewards, dones and
 one info dict per lane; a finished lane's info carries the game's result fields, the
 episode's ``game_reward``/``game_return``/``decisions``, and ``terminal_observation`` (every info has
@@ -152,29 +152,6 @@ _SCALAR_TO_BATCH = {spokelse_potential: spokelse_potential_batch}
 # ---- batched privileged features (``training.PRIVILEGED``, lane-wise; for an asymmetric critic) ------------
 
 
-def spokelse_privileged_batch(engine: Any, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
-    """:func:`kortmiljo.env.training.spokelse_privileged` for ``seats`` in ``lanes``, equal entry for
-    entry: per relative seat the ghost's and every slot's points /13, then the stock in draw order
-    (points /13) and a mask of its entries."""
-    n, k, S = engine.num_players, engine.num_slots, engine.stock_start
-    pts = engine.points
-    out = np.zeros((len(lanes), n * (k + 1) + 2 * S), dtype=np.float32)
-    for rel in range(n):
-        s = (seats + rel) % n
-        b = rel * (k + 1)
-        out[:, b] = pts[engine._ghost[lanes, s]] / 13.0
-        out[:, b + 1 : b + 1 + k] = pts[engine._slots[lanes, s]] / 13.0
-    # the stock is deck[ptr:], top first
-    D = engine.deck_size
-    idx = engine._ptr[lanes, None] + np.arange(S)[None, :]
-    there = idx < D
-    card = engine._deck[lanes[:, None], np.minimum(idx, D - 1)]
-    b = n * (k + 1)
-    out[:, b : b + S] = np.where(there, pts[card] / 13.0, 0.0)
-    out[:, b + S :] = there
-    return out
-
-
 def other_seats_privileged_batch(engine: Any, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
     """:func:`kortmiljo.env.training.other_seats_privileged` lane-wise: every other seat's own
     observation, in relative seat order."""
@@ -182,9 +159,12 @@ def other_seats_privileged_batch(engine: Any, seats: np.ndarray, lanes: np.ndarr
     return np.concatenate([engine.observe((seats + r) % n, lanes) for r in range(1, n)], axis=1)
 
 
-BATCH_PRIVILEGED: dict[str, Callable[[Any, np.ndarray, np.ndarray], np.ndarray]] = {
-    "spokelse": spokelse_privileged_batch,
-}
+def batch_privileged(engine: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``f(seats, lanes)`` giving the privileged features of :func:`kortmiljo.env.training.privileged_features`
+    lane-wise: the engine's own ``privileged_features`` (Spøkelse: the hidden cards), else
+    :func:`other_seats_privileged_batch`."""
+    own = getattr(engine, "privileged_features", None)
+    return own if own is not None else (lambda seats, lanes: other_seats_privileged_batch(engine, seats, lanes))
 
 
 class BatchedSingleSeatVecEnv(VecEnv):
@@ -194,7 +174,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
     ``opponents`` (Policy objects or a pool with ``sample(rng)``; default uniform random),
     ``seat``, ``include_unseen``, ``shaping`` (None, ``"auto"``, the game's scalar potential, or
     a batched potential ``Φ(spec, seats [k], obs [k, D]) -> [k]``), ``shaping_scale``, ``gamma``,
-    ``privileged`` (append the hidden-state features of ``BATCH_PRIVILEGED``, for an asymmetric
+    ``privileged`` (append the hidden-state features of :func:`batch_privileged`, for an asymmetric
     critic; the same vector as the scalar view's), ``seed`` (lane ``i`` seeded with ``seed + i``;
     None: fresh entropy).
     """
@@ -246,10 +226,10 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self.num_actions = e.num_actions
         self.width = self.template.deck.width
         self.actor_size = e.obs_size + (self.width if include_unseen else 0)
-        self._privileged = BATCH_PRIVILEGED.get(game, other_seats_privileged_batch) if privileged else None
+        self._privileged = batch_privileged(e) if privileged else None
         self.privileged_size = 0
         if self._privileged is not None:  # sized on lane 0's state
-            self.privileged_size = self._privileged(e, e.current_player[:1], np.arange(1)).shape[1]
+            self.privileged_size = self._privileged(e.current_player[:1], np.arange(1)).shape[1]
         self.obs_dim = self.actor_size + self.privileged_size
         super().__init__(
             num_envs,
@@ -308,7 +288,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         if self.include_unseen:
             out[:, e.obs_size : self.actor_size] = e.unseen(seats, lanes)
         if self._privileged is not None:
-            out[:, self.actor_size :] = self._privileged(e, seats, lanes)
+            out[:, self.actor_size :] = self._privileged(seats, lanes)
         return out
 
     def _done(self) -> np.ndarray:

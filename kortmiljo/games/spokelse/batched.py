@@ -733,6 +733,28 @@ class BatchedSpokelse:
     def unseen_all(self) -> np.ndarray:
         return self._unseen.copy()
 
+    def privileged_features(self, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+        """``[k, n * (slots + 1) + 2 * stock_start]`` float32 hidden state for an asymmetric critic,
+        equal to :func:`kortmiljo.env.training.spokelse_privileged` for ``seats`` in ``lanes``: per
+        relative seat the ghost's and every slot's points /13, then the stock in draw order (points
+        /13) and a mask of its entries."""
+        n, k, S, D = self.num_players, self.num_slots, self.stock_start, self.deck_size
+        pts = self.points
+        lanes = np.asarray(lanes, dtype=np.int64)
+        out = np.zeros((len(lanes), n * (k + 1) + 2 * S), dtype=np.float32)
+        for rel in range(n):
+            s = (seats + rel) % n
+            b = rel * (k + 1)
+            out[:, b] = pts[self._ghost[lanes, s]] / 13.0
+            out[:, b + 1 : b + 1 + k] = pts[self._slots[lanes, s]] / 13.0
+        idx = self._ptr[lanes, None] + np.arange(S)[None, :]  # the stock is deck[ptr:], top first
+        there = idx < D
+        card = self._deck[lanes[:, None], np.minimum(idx, D - 1)]
+        b = n * (k + 1)
+        out[:, b : b + S] = np.where(there, pts[card] / 13.0, 0.0)
+        out[:, b + S :] = there
+        return out
+
     def final_observation(self, seats=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(lanes, obs [k, S], unseen [k, 52])``: what the lanes auto-reset by the last ``step``
         showed ``seats`` (a ``[B]`` array; default the last seat on move) when their game ended."""
