@@ -74,6 +74,8 @@ class BatchedEngine(Protocol):
     optionally ``truncated [B]``). The vector env builds it with ``autoreset=False``: a finished
     lane keeps its final state until ``reset(lanes=…)``. Optional: ``new_session(lanes)``, to
     forget state carried between episodes (a pot) on a seeded reset, as ``Engine.new_session``.
+    Optional: ``privileged_features(seats, lanes)``, the game's own hidden-state features for an
+    asymmetric critic (else the other seats' observations are used).
     """
 
     spec: Engine
