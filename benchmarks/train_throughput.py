@@ -17,6 +17,8 @@ give (printed as the ceiling). Rows alternate so drifting load on a shared machi
 them alike.
 
 ``--net 64,64`` measures at SB3's default network instead of the CLI's 256-256.
+``--train-precision bf16`` trains every row with the hidden layers in bfloat16 (what the CLI's
+``auto`` picks on a CPU with native bfloat16): batched rollout steps of 32+ rows and the update.
 
 Usage: ``python benchmarks/train_throughput.py [--game spokelse] [--updates 3] [--repeats 3] [--net 64,64]``
 """
@@ -78,18 +80,29 @@ class _Timer:
 
 
 def measure(
-    kind: str, lanes: int, game: str, config: dict, updates: int, rollout: int, net: list[int], update_threads: int = 1
+    kind: str,
+    lanes: int,
+    game: str,
+    config: dict,
+    updates: int,
+    rollout: int,
+    net: list[int],
+    update_threads: int = 1,
+    train_precision: str = "fp32",
 ) -> tuple[float, float, float]:
     """(decisions per CPU second, per CPU second of collection alone, per wall-clock second)."""
     import torch
     from sb3_contrib import MaskablePPO
 
+    from train.policy import KortmiljoMaskablePolicy
+
     venv = make_venv(kind, game, config, lanes, seed=1)
     n_steps = max(1, rollout // lanes)
     model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=n_steps, batch_size=512, n_epochs=4, gamma=0.995, seed=0, device="cpu", verbose=0,
-        policy_kwargs={"net_arch": {"pi": net, "vf": net}},
+        KortmiljoMaskablePolicy, venv, n_steps=n_steps, batch_size=512, n_epochs=4, gamma=0.995, seed=0, device="cpu",
+        verbose=0, policy_kwargs={"net_arch": {"pi": net, "vf": net}},
     )  # fmt: skip
+    model.policy.train_dtype = torch.bfloat16 if train_precision == "bf16" else None
     model.learn(total_timesteps=n_steps * lanes)  # warm-up: first rollout and update
     timer = _Timer(update_threads)
     steps0 = model.num_timesteps
@@ -121,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
         help="torch threads in the PPO update (the CLI's default uses up to 4 cores); with more than one, "
         "compare the wall-clock column (CPU seconds count every thread)",
     )
+    ap.add_argument(
+        "--train-precision",
+        choices=("fp32", "bf16"),
+        default="fp32",
+        help="hidden layers of every row's training passes in float32 or bfloat16 (the CLI's --train-precision)",
+    )
     ap.add_argument("--json", default="results/train_throughput.json")
     args = ap.parse_args(argv)
     net = [int(x) for x in args.net.split(",") if x]
@@ -133,10 +152,24 @@ def main(argv: list[str] | None = None) -> int:
     got: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in rows}
     for _ in range(args.repeats):
         for name, kind, lanes in rows:
-            got[name].append(measure(kind, lanes, args.game, {}, args.updates, args.rollout, net, args.update_threads))
+            got[name].append(
+                measure(
+                    kind,
+                    lanes,
+                    args.game,
+                    {},
+                    args.updates,
+                    args.rollout,
+                    net,
+                    args.update_threads,
+                    args.train_precision,
+                )  # fmt: skip
+            )
     base = statistics.median(x[0] for x in got[rows[0][0]])
     base_wall = statistics.median(x[2] for x in got[rows[0][0]])
-    title = f"MaskablePPO {args.net} on {args.game}, update on {args.update_threads} thread(s)"
+    title = (
+        f"MaskablePPO {args.net} on {args.game}, update on {args.update_threads} thread(s) in {args.train_precision}"
+    )
     print(title)
     print(f"{'':44} {'env-steps/s':>12} {'collect-only':>13} {'vs dummy':>9} {'update s':>9} {'wall-clock':>11}")
     out = []
@@ -170,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
                 "game": args.game,
                 "net": net,
                 "update_threads": args.update_threads,
+                "train_precision": args.train_precision,
                 "updates": args.updates,
                 "repeats": args.repeats,
                 "ceiling": ceiling,

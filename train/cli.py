@@ -21,6 +21,12 @@ opponent pool of baselines (``--opponents``) and frozen snapshots of the learner
 every ``--snapshot-every`` updates, chosen with ``--self-play-prob``), sampled per
 episode and seat, with periodic duplicate-deal evaluation that keeps the best model.
 
+Speed on a small CPU, all by default: 64 games at once on the native vector env
+(``--vec auto``, :mod:`kortmiljo.env.vector`), rollouts on one torch thread (``--threads``),
+each PPO update on all cores up to 4 (``--update-threads``), and the hidden layers of both
+in bfloat16 where the CPU multiplies it natively (``--train-precision auto``,
+:class:`train.policy.TrainingSpeedups`).
+
 ``--minutes`` bounds the wall-clock time of the whole invocation (behaviour-cloning data
 collection and fitting included); ``--timesteps`` bounds PPO environment steps. A
 killed run continues with ``--resume --out DIR`` (the budget counts time already spent).
@@ -72,6 +78,15 @@ def default_update_threads() -> int:
     return max(1, min(4, cores))
 
 
+def resolve_train_precision(choice: str) -> str:
+    """``auto`` is ``bf16`` on a CPU with native bfloat16 matrix products, else ``fp32``."""
+    if choice != "auto":
+        return choice
+    from train.policy import native_bf16
+
+    return "bf16" if native_bf16() else "fp32"
+
+
 def parse_config(items: list[str] | None) -> dict:
     """``--config a=1 --config b=x`` or ``--config a=1,b=x`` → ``{"a": 1, "b": "x"}``."""
     out: dict[str, Any] = {}
@@ -113,7 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     r = p.add_argument_group("run")
     r.add_argument("--out", default=None, help="run directory (default runs/GAME-YYYYmmdd-HHMMSS)")
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--n-envs", type=int, default=8)
+    r.add_argument(
+        "--n-envs",
+        type=int,
+        default=64,
+        help="games played at once (64: the native vector env, about twice the training speed of 8 scalar envs)",
+    )
     r.add_argument(
         "--vec",
         choices=("auto", "native", "dummy", "subproc"),
@@ -134,13 +154,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="torch threads during each PPO update (large minibatches use several cores well); "
         "0: the cores this process may use, at most 4",
     )
+    r.add_argument(
+        "--train-precision",
+        choices=("auto", "fp32", "bf16"),
+        default="auto",
+        help="number format of the hidden layers while training (batched rollout steps and the PPO update; "
+        "weights, optimizer, evaluation and play stay float32); auto: bf16 where the CPU multiplies "
+        "bfloat16 natively (about 2x faster training there), else fp32",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--quiet", action="store_true")
     m = p.add_argument_group("model and PPO")
     m.add_argument("--net", default="256,256", help="hidden layer sizes of policy and value networks")
     m.add_argument("--init", default=None, metavar="MODEL", help="start from this model (.zip or run directory)")
     m.add_argument("--lr", type=float, default=3e-4)
-    m.add_argument("--n-steps", type=int, default=256, help="rollout steps per env per update")
+    m.add_argument(
+        "--n-steps", type=int, default=32, help="rollout steps per env per update (default: 64 x 32 = 2,048 decisions)"
+    )
     m.add_argument("--batch-size", type=int, default=512)
     m.add_argument("--n-epochs", type=int, default=4)
     m.add_argument("--gamma", type=float, default=0.995)
@@ -281,6 +311,7 @@ class Trainer:
         self.torch = torch
         torch.set_num_threads(max(1, args.threads))
         self.update_threads = args.update_threads if args.update_threads > 0 else default_update_threads()
+        self.train_precision = resolve_train_precision(getattr(args, "train_precision", "auto"))
         self.make_agent = make_agent
         self.game = args.game
         self.engine = engine_class(args.game)(**config)  # validates the configuration
@@ -426,11 +457,11 @@ class Trainer:
 
         a = self.args
         net = [int(x) for x in a.net.split(",") if x]
-        policy: Any = "MlpPolicy"
+        from train.policy import AsymmetricMaskablePolicy, KortmiljoMaskablePolicy
+
+        policy: Any = KortmiljoMaskablePolicy
         policy_kwargs: dict[str, Any] = {"net_arch": {"pi": net, "vf": net}}
         if self.privileged_size:
-            from train.policy import AsymmetricMaskablePolicy
-
             policy = AsymmetricMaskablePolicy
             policy_kwargs["actor_dim"] = self.actor_size
         return MaskablePPO(
@@ -682,6 +713,8 @@ class Trainer:
             if a.init:
                 self.load_init(a.init)
             atomic_write_text(self.out / "args.json", json.dumps(vars(a), indent=1))
+        # not saved with the model: a run resumed on another machine picks its own
+        self.model.policy.train_dtype = self.torch.bfloat16 if self.train_precision == "bf16" else None
         atomic_write_text(self.out / "config.json", json.dumps(self.model_config(), indent=1))
         from stable_baselines3.common.logger import configure
 
@@ -783,6 +816,7 @@ class Trainer:
             "phases": ph,
             "vec_env": getattr(self, "vec_kind", None),
             "torch_threads": {"rollout": self.args.threads, "update": self.update_threads},
+            "train_precision": self.train_precision,
             "n_envs": a.n_envs,
             "ppo_env_steps_per_s": round(ph.get("ppo_steps", 0) / ph["ppo_s"], 1) if ph.get("ppo_s") else None,
             "behaviour_cloning": self.state["bc"],
@@ -863,7 +897,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and (Path(args.out) / "args.json").exists():
         saved = json.loads((Path(args.out) / "args.json").read_text())
         for k, v in saved.items():
-            if k not in ("resume", "timesteps", "minutes", "no_progress", "quiet", "threads", "update_threads"):
+            if k not in (
+                "resume",
+                "timesteps",
+                "minutes",
+                "no_progress",
+                "quiet",
+                "threads",
+                "update_threads",
+                "train_precision",
+            ):
                 setattr(args, k, v)
         for k, v in explicit.items():
             setattr(args, k, v if v is not None else saved.get(k))

@@ -12,12 +12,12 @@ import train_throughput  # noqa: E402
 def test_rows_ratios_and_json(tmp_path, capsys):
     out = tmp_path / "tt.json"
     argv = ["--game", "spokelse", "--updates", "1", "--repeats", "1", "--rollout", "64", "--lanes", "16"]
-    argv += ["--net", "16", "--update-threads", "2", "--json", str(out)]
+    argv += ["--net", "16", "--update-threads", "2", "--train-precision", "bf16", "--json", str(out)]
     assert train_throughput.main(argv) == 0
     res = json.loads(out.read_text())
-    assert res["update_threads"] == 2 and res["net"] == [16]
+    assert res["update_threads"] == 2 and res["net"] == [16] and res["train_precision"] == "bf16"
     assert [r["kind"] for r in res["rows"]] == ["dummy", "native"] and res["rows"][1]["lanes"] == 16
     for r in res["rows"]:
         assert r["env_steps_per_s"] > 0 and r["wall_env_steps_per_s"] > 0
         assert r["collect_steps_per_s"] >= r["env_steps_per_s"]  # collection is part of the whole
-    assert "update on 2 thread(s)" in capsys.readouterr().out
+    assert "update on 2 thread(s) in bf16" in capsys.readouterr().out
