@@ -1,12 +1,13 @@
 """Training throughput: MaskablePPO env-steps/s on the native vector env vs ``DummyVecEnv``.
 
-Rows, measured in one run with the training CLI's defaults (MlpPolicy 256-256, PPO
-``n_epochs=4``, ``batch_size=512``, rollouts of 2048 learner decisions, one torch thread,
-opponents drawn per episode from random and heuristic):
+Rows, measured in one run with the training CLI's defaults (256-256 network and its training
+passes, :class:`train.policy.KortmiljoMaskablePolicy`; PPO ``n_epochs=4``, ``batch_size=512``,
+rollouts of 2048 learner decisions) on one torch thread, opponents drawn per episode from
+random and heuristic:
 
 * ``DummyVecEnv(8)`` of scalar :class:`SingleSeatEnv` views (what ``--vec dummy`` builds);
-* :class:`BatchedSingleSeatVecEnv` with 8 lanes (same rollout shape, ``n_steps=256``);
-* the native env with more lanes (``n_steps = 2048 / lanes``, same samples per update).
+* :class:`BatchedSingleSeatVecEnv` with ``--lanes`` lanes (``n_steps = 2048 / lanes``, the same
+  samples per update).
 
 Each row: one warm-up update, then ``--updates`` rollout+update cycles timed (learner
 decisions per CPU second of this process, PPO updates included: on a machine shared with
@@ -17,8 +18,8 @@ give (printed as the ceiling). Rows alternate so drifting load on a shared machi
 them alike.
 
 ``--net 64,64`` measures at SB3's default network instead of the CLI's 256-256.
-``--train-precision bf16`` trains every row with the hidden layers in bfloat16 (what the CLI's
-``auto`` picks on a CPU with native bfloat16): batched rollout steps of 32+ rows and the update.
+``--train-precision`` is the CLI's option, ``auto`` by default (bfloat16 hidden layers in batched
+rollout steps and updates where the CPU has native bfloat16, else float32), for every row.
 
 Usage: ``python benchmarks/train_throughput.py [--game spokelse] [--updates 3] [--repeats 3] [--net 64,64]``
 """
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--updates", type=int, default=3, help="timed PPO updates per measurement")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rollout", type=int, default=2048, help="learner decisions per PPO update")
-    ap.add_argument("--lanes", default="8,64,256", help="lane counts of the native rows")
+    ap.add_argument("--lanes", default="64,256,1024", help="lane counts of the native rows")
     ap.add_argument(
         "--net",
         default="256,256",
@@ -136,13 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--train-precision",
-        choices=("fp32", "bf16"),
-        default="fp32",
+        choices=("auto", "fp32", "bf16"),
+        default="auto",
         help="hidden layers of every row's training passes in float32 or bfloat16 (the CLI's --train-precision)",
     )
     ap.add_argument("--json", default="results/train_throughput.json")
     args = ap.parse_args(argv)
     net = [int(x) for x in args.net.split(",") if x]
+    from train.cli import resolve_train_precision
+
+    args.train_precision = resolve_train_precision(args.train_precision)
 
     import torch
 

@@ -510,8 +510,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
 # ---- which vector env a training run should use ---------------------------------------------------------
 
 # Below this many lanes the batched engine's per-call numpy overhead outweighs batching and
-# DummyVecEnv of scalar views trains faster. benchmarks/train_throughput.py, CLI defaults (256-256,
-# one thread), decisions/s with PPO updates against DummyVecEnv(8), lanes 8 / 16 / 32 / 64:
+# DummyVecEnv of scalar views trains faster. benchmarks/train_throughput.py, 256-256 in float32
+# (one thread), decisions/s with PPO updates against DummyVecEnv(8), lanes 8 / 16 / 32 / 64:
 # Spøkelse 0.88 / 1.07 / 1.21 / 1.34×, Sprøyte 0.61 / 0.77 / 0.93 / 1.11×,
 # Femkortskille 0.54 / 0.69 / 1.00 / 1.23×.
 NATIVE_MIN_LANES: dict[str, int] = {"spokelse": 16, "sproyte": 64, "femkortskille": 64}
