@@ -1,4 +1,4 @@
-"""How much room is there above the Spøkelse heuristic? Two diagnostics.
+"""How much room is there above the Spøkelse heuristic? Four diagnostics.
 
 1. **Luck.** In ``heuristic_v0`` self-play, the final sums split into the four slots (what
    play controls) and the ghost (dealt, never seen, never moved). The script reports both,
@@ -12,8 +12,18 @@
    over heuristic rollouts (``search_v0``, a student of it) can gain, because those
    can only estimate the same action values from worse beliefs.
 
-Usage: ``python benchmarks/spokelse_ceiling.py [--games 4000] [--oracle-deals 100 --worlds 64]``
-(the oracle part costs about a second per game on one core).
+3. **The best rule change found** (``--rule-deals N``): the heuristic with late takes
+   (``late_take=(5, 0.5)``, see :mod:`agents.spokelse_heuristic`) against ``heuristic_v0`` on N
+   duplicate deals, every game of them at once in numpy (the heuristics' batched decisions).
+   Deterministic players agree on most deals, so even a tiny margin gets a tight interval.
+4. **Full-information endgame** (``--endgame-deals N``): at every decision with at most k stock
+   cards left (k = 1, 2, 4, 8), try each legal action on the true state, stock order included,
+   play on with v0 for both seats and keep the best (v0's own move on ties). It cheats as far as
+   possible, so it bounds what any endgame reasoning (win probabilities, search) can gain.
+
+Usage: ``python benchmarks/spokelse_ceiling.py [--games 4000] [--oracle-deals 100 --worlds 64]
+[--rule-deals 100000] [--endgame-deals 4000]`` (the oracle part costs about a second per game on
+one core; the batched parts about a minute per 100,000 deals).
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from agents.search import SearchPolicy  # noqa: E402
-from agents.spokelse_heuristic import SpokelseHeuristic  # noqa: E402
+from agents.spokelse_heuristic import DISCARD, DRAW, SWAP0, TAKE, Phase, SpokelseHeuristic, _Batch  # noqa: E402
 from agents.tournament import atomic_write, run_tournament  # noqa: E402
 from kortmiljo.registry import engine_class  # noqa: E402
 
@@ -83,11 +93,84 @@ def oracle(deals: int, worlds: int, seed: int) -> dict:
             "ci95": me["ci95"], "seconds": r["seconds"]}  # fmt: skip
 
 
+def _play(a: SpokelseHeuristic, b: SpokelseHeuristic, states: list, a_seat: int) -> np.ndarray:
+    """``a`` in seat ``a_seat`` and ``b`` in the other seat play every state's round; ``a``'s rewards."""
+    st = _Batch.pack(states, 2)
+    live, out = np.arange(len(states)), np.zeros(len(states))
+    while live.size:
+        acts = np.empty(live.size, dtype=np.int64)
+        mine = st.cur[live] == a_seat
+        acts[mine] = a._decide_rows(st, live[mine])
+        acts[~mine] = b._decide_rows(st, live[~mine])
+        live = live[~st.apply(live, acts, a.points, True, out, a_seat)]
+    return out
+
+
+def duel(a: SpokelseHeuristic, b: SpokelseHeuristic, deals: int, seed: int, chunk: int = 20_000) -> dict:
+    """``a`` against ``b`` on duplicate two-player deals (each in both seat orders), batched."""
+    E = engine_class("spokelse")
+    rng = np.random.default_rng(seed)
+    per_deal = []
+    for start in range(0, deals, chunk):
+        states = []
+        for _ in range(min(chunk, deals - start)):
+            e = E()
+            e.new_episode(np.random.default_rng(rng.integers(2**63)))
+            states.append(e)
+        per_deal.append((_play(a, b, states, 0) + _play(a, b, states, 1)) / 2)
+    r = np.concatenate(per_deal)
+    half = 1.96 * r.std(ddof=1) / math.sqrt(len(r)) if len(r) > 1 else math.inf
+    m = float(r.mean())
+    return {"deals": deals, "games": 2 * deals, "mean_reward": m, "ci95": [m - half, m + half],
+            "deals_that_differ": int(np.count_nonzero(r))}  # fmt: skip
+
+
+class EndgameOracle(SpokelseHeuristic):
+    """v0, except that with at most ``stock`` cards left it plays the action whose continuation
+    (v0 for both seats) on the true state, stock order included, ends best for it."""
+
+    name = "endgame_oracle"
+
+    def __init__(self, engine, stock: int):
+        super().__init__(engine)
+        self.stock = stock
+
+    def _decide_rows(self, st: _Batch, R: np.ndarray) -> np.ndarray:
+        acts = super()._decide_rows(st, R)
+        C = np.flatnonzero(st.stock_len[R] <= self.stock)
+        if C.size == 0:
+            return acts
+        RC, seat = R[C], st.cur[R[C]]
+        place = st.phase[RC] == Phase.PLACE
+        legal = {DRAW: ~place, TAKE: ~place & (st.pile_len[RC] > 0), DISCARD: place & st.from_stock[RC]}
+        legal |= {SWAP0 + i: place for i in range(st.slots.shape[2])}
+        cands = sorted(legal)
+        value = np.full((C.size, len(cands)), -np.inf)
+        for j, a in enumerate(cands):
+            rows = np.flatnonzero(legal[a])
+            if rows.size:
+                value[rows, j] = self._continue(st.rows(RC[rows]), a, seat[rows])
+        mine = value[np.arange(C.size), np.searchsorted(cands, acts[C])]
+        better = value.max(axis=1) > mine + 1e-9
+        acts[C[better]] = np.asarray(cands)[value.argmax(axis=1)][better]
+        return acts
+
+    def _continue(self, b: _Batch, first: int, seat: np.ndarray) -> np.ndarray:
+        """The mover's reward after ``first`` and v0 play for both seats to the end."""
+        live, out, acts = np.arange(len(seat)), np.zeros(len(seat)), np.full(len(seat), first)
+        while live.size:
+            live = live[~b.apply(live, acts, self.points, True, out, 0)]
+            acts = SpokelseHeuristic._decide_rows(self, b, live)
+        return np.where(seat == 0, out, -out)  # two players, zero-sum
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=4000, help="heuristic self-play games for the luck figures")
     ap.add_argument("--oracle-deals", type=int, default=0, help="duplicate deals for the perfect-belief search")
     ap.add_argument("--worlds", type=int, default=64)
+    ap.add_argument("--rule-deals", type=int, default=0, help="duplicate deals for late takes against v0")
+    ap.add_argument("--endgame-deals", type=int, default=0, help="duplicate deals for the full-information endgame")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default="results/spokelse_ceiling.json")
     args = ap.parse_args(argv)
@@ -106,6 +189,25 @@ def main(argv: list[str] | None = None) -> int:
             f"perfect-belief one-step search ({O['worlds']} stock shuffles per decision) vs heuristic: "
             f"{O['mean_reward']:+.3f} [{O['ci95'][0]:+.3f}, {O['ci95'][1]:+.3f}] over {O['games']} games"
         )
+    E = engine_class("spokelse")
+    if args.rule_deals:
+        out["late_take"] = R = duel(
+            SpokelseHeuristic(E(), late_take=(5, 0.5)), SpokelseHeuristic(E()), args.rule_deals, args.seed
+        )
+        print(
+            f"late takes (5 stock cards, 0.5 points) vs heuristic_v0: {R['mean_reward']:+.4f} "
+            f"[{R['ci95'][0]:+.4f}, {R['ci95'][1]:+.4f}] over {R['games']} games "
+            f"({R['deals_that_differ']} deals differ)"
+        )
+    if args.endgame_deals:
+        out["endgame_oracle"] = {}
+        for k in (1, 2, 4, 8):
+            R = duel(EndgameOracle(E(), k), SpokelseHeuristic(E()), args.endgame_deals, args.seed)
+            out["endgame_oracle"][k] = R
+            print(
+                f"full-information best action at <= {k} stock cards vs heuristic_v0: {R['mean_reward']:+.4f} "
+                f"[{R['ci95'][0]:+.4f}, {R['ci95'][1]:+.4f}] over {R['games']} games"
+            )
     out["seconds"] = round(time.perf_counter() - t, 1)
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     atomic_write(args.json, json.dumps(out, indent=1))
