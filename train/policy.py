@@ -51,7 +51,7 @@ def native_bf16() -> bool:
 
 
 class TrainingSpeedups:
-    """The passes that training makes, made cheaper without changing what is learnt.
+    """The passes that training makes, made cheaper; the PPO algorithm is unchanged.
 
     Why: on one or two CPU cores a 256-256 network is most of the cost of training
     (benchmarks/train_throughput.py), so these three matter as much as a fast environment:
@@ -65,11 +65,15 @@ class TrainingSpeedups:
       the update of a 256-256 network takes 0.13 s per 2,048 decisions instead of 0.30 s and
       a 256-row rollout step 1.1 ms instead of 3.2 ms. Measured on a trained Spøkelse policy:
       log-probabilities differ from float32 by 0.0004 on average (PPO clips ratios at 0.2),
-      values by 0.001 (their spread is 0.41). The trainer sets ``train_dtype``
-      (``--train-precision``); it is not saved with the model.
+      values by 0.001 (their spread is 0.41), and one update moves the weights in the same
+      direction as float32 to a cosine of 0.995 (two float32 updates agree to 0.997). Four
+      400k-step Spøkelse runs from scratch per format ended at +0.71 (bfloat16) and +0.74
+      (float32) against random on average, with ±0.08 between seeds. The trainer sets
+      ``train_dtype`` (``--train-precision``); it is not saved with the model.
     * **Gumbel-max sampling** in ``forward``: ``argmax(logits + Gumbel noise)`` draws from the
       same distribution as ``torch.multinomial``, in 0.3 ms instead of 1.0 ms for 1,024 rows.
-    * **Fused Adam** where this torch has it on the CPU (the same update in one kernel).
+    * **Fused Adam** where this torch has it on the CPU: the same update in one kernel, 0.01 s
+      less per PPO update.
     """
 
     train_dtype: th.dtype | None = None
