@@ -53,10 +53,12 @@ def choose_from_logits(logits: np.ndarray, deterministic: bool, rng: np.random.G
     one sampled from the softmax with ``rng`` (what trained policies share)."""
     if deterministic:
         return logits.argmax(axis=-1)
-    z = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    p = z / z.sum(axis=-1, keepdims=True)
-    u = rng.random((p.shape[0], 1))
-    return np.minimum((p.cumsum(axis=-1) < u).sum(axis=-1), p.shape[-1] - 1)
+    z = np.exp(np.asarray(logits, dtype=np.float64) - logits.max(axis=-1, keepdims=True))
+    c = z.cumsum(axis=-1)
+    # the first action whose cumulative weight exceeds u in [0, total): never a zero-weight
+    # (illegal) action, also where rounding leaves the normalized sum a hair below 1
+    u = rng.random((c.shape[0], 1)) * c[:, -1:]
+    return (c <= u).sum(axis=-1)
 
 
 def lowest_legal(mask: np.ndarray) -> np.ndarray:
