@@ -31,10 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The recipes. Each is the full `kortmiljo train` command line after `kortmiljo train`.
-# `--n-envs 64 --n-steps 32` puts a run on the native vector env (the same 2,048 decisions per
-# update as 8 x 256 on DummyVecEnv): Sprøyte trained 2,959 decisions/s there against 2,377 and
-# reached +0.025 [+0.013, +0.036] against the heuristic, against +0.020 on DummyVecEnv.
-# Femkortskille: 2,383 against 1,521 decisions/s, parity with the heuristic either way. Spøkelse
+# `--n-envs 64 --n-steps 32` (now the CLI's default) puts a run on the native vector env (the
+# same 2,048 decisions per update as 8 x 256 on DummyVecEnv): Sprøyte trained 2,959 decisions/s
+# there against 2,377 and reached +0.025 [+0.013, +0.036] against the heuristic, against +0.020
+# on DummyVecEnv; with bfloat16 training (sharing the cores with the Femkortskille run) it reached
+# +0.034 [+0.022, +0.045]. Femkortskille: 2,383 against 1,521 decisions/s, 2,874 with bfloat16,
+# parity with the heuristic every time (+0.038, -0.031, -0.035). Spøkelse
 # stays at parity; with random among its opponents PPO drifted from parity down to -0.09 in
 # 8 minutes (it learns to beat random harder), against the heuristic alone it held parity.
 # `--update-threads 1`: the Spøkelse and Femkortskille runs shared the 2 cores with each other.
