@@ -4,9 +4,11 @@
 
 1. **Behaviour cloning**: the policy network imitates the Spøkelse heuristic on a few
    thousand recorded games (seconds), and its value head learns the outcomes.
-2. **PPO**: MaskablePPO fine-tunes it against an opponent pool of random, the heuristic
-   and frozen snapshots of itself, with a duplicate-deal evaluation every 50,000 steps
-   that keeps the best model.
+2. **PPO**: MaskablePPO fine-tunes it against an opponent pool of the heuristic and frozen
+   snapshots of itself, with a duplicate-deal evaluation every 50,000 steps that keeps the
+   best model. (Random opponents pull PPO away from the heuristic's play: with them in the
+   pool, the in-loop value against the heuristic fell to about -0.12 within three minutes,
+   without them to about -0.05.)
 3. **Tournament**: the trained agent (``ppo:runs/demo/run/model.zip``) plays duplicate
    deals against random and against the heuristic (``agents.tournament``, the same code as
    ``kortmiljo eval``), and the tables are printed.
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         "--bc-games", str(args.bc_games),
         "--bc-opponents", "random,heuristic",
         "--bc-epochs", "4",
-        "--opponents", "random,heuristic",
+        "--opponents", "heuristic",
         "--self-play-prob", "0.2",
         "--lr", "3e-5",
         "--clip", "0.1",
