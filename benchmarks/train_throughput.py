@@ -135,17 +135,12 @@ def main(argv: list[str] | None = None) -> int:
         help="torch threads in the PPO update (the CLI's default uses up to 4 cores); with more than one, "
         "compare the wall-clock column (CPU seconds count every thread)",
     )
-    ap.add_argument(
-        "--train-precision",
-        choices=("auto", "fp32", "bf16"),
-        default="auto",
-        help="hidden layers of every row's training passes in float32 or bfloat16 (the CLI's --train-precision)",
-    )
+    from train.cli import add_train_precision_option, resolve_train_precision
+
+    add_train_precision_option(ap)  # for every row
     ap.add_argument("--json", default="results/train_throughput.json")
     args = ap.parse_args(argv)
     net = [int(x) for x in args.net.split(",") if x]
-    from train.cli import resolve_train_precision
-
     args.train_precision = resolve_train_precision(args.train_precision)
 
     import torch

@@ -78,6 +78,18 @@ def default_update_threads() -> int:
     return max(1, min(4, cores))
 
 
+def add_train_precision_option(parser: Any) -> None:
+    """``--train-precision`` (the CLI's option; benchmarks/train_throughput.py takes the same)."""
+    parser.add_argument(
+        "--train-precision",
+        choices=("auto", "fp32", "bf16"),
+        default="auto",
+        help="number format of the hidden layers while training (batched rollout steps and the PPO update; "
+        "weights, optimizer, evaluation and play stay float32); auto: bf16 where the CPU multiplies "
+        "bfloat16 natively (about 2x faster training there), else fp32",
+    )
+
+
 def resolve_train_precision(choice: str) -> str:
     """``auto`` is ``bf16`` on a CPU with native bfloat16 matrix products, else ``fp32``."""
     if choice != "auto":
@@ -154,14 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="torch threads during each PPO update (large minibatches use several cores well); "
         "0: the cores this process may use, at most 4",
     )
-    r.add_argument(
-        "--train-precision",
-        choices=("auto", "fp32", "bf16"),
-        default="auto",
-        help="number format of the hidden layers while training (batched rollout steps and the PPO update; "
-        "weights, optimizer, evaluation and play stay float32); auto: bf16 where the CPU multiplies "
-        "bfloat16 natively (about 2x faster training there), else fp32",
-    )
+    add_train_precision_option(r)
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--quiet", action="store_true")
     m = p.add_argument_group("model and PPO")
