@@ -1,34 +1,41 @@
 """kortmiljo: reinforcement-learning environments for Scandinavian card games.
 
-``from kortmiljo import spokelse_v0`` (and ``sproyte_v0``, ``femkortskille_v0``)
-gives PettingZoo AEC environments; the pure rules engines live in
-:mod:`kortmiljo.games`. Importing the package also registers every environment in
-PettingZoo's registry under the ``kortmiljo/`` namespace, where the installed
-PettingZoo has one: ``pettingzoo.make("aec", "kortmiljo/spokelse-v0", num_players=3)``.
+``from kortmiljo import spokelse_v0`` (and ``sproyte_v0``, ``femkortskille_v0``, and any game
+registered later) gives PettingZoo AEC environments. ``kortmiljo.load_game(name, **options)``
+gives a configured game, from which every layer is built; ``kortmiljo.register_game(GAME)`` adds
+a game at run time, and a package adds one under the entry point group ``kortmiljo.games``.
+Every registered game is also in PettingZoo's registry under the ``kortmiljo/`` namespace:
+``pettingzoo.make("aec", "kortmiljo/spokelse-v0", num_players=3)``.
 """
 
 from importlib import import_module
 
+from .core.game import Facts, Features, Game, GameDef
+from .core import registry as _registry
+from .core.registry import game_def, game_names, load_game, register_game
+from .env.modules import env_modules, install, register_with_pettingzoo
+
 __version__ = "0.1.0"
-GAMES = ("spokelse", "sproyte", "femkortskille")
 
 
 def __getattr__(name: str):
-    # lazy so that importing one game never pays for the others
-    if name.endswith("_v0") and name[:-3] in GAMES:
+    # ``from kortmiljo import spokelse_v0``: built on first use from the game's descriptor
+    if name in env_modules():
         return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _register_with_pettingzoo() -> None:
-    try:
-        from pettingzoo import aec_registry, register
-    except ImportError:  # PettingZoo < 1.27 has no registry; the module imports still work
-        return
-    for game in GAMES:
-        env_id = f"kortmiljo/{game}-v0"
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point=f"kortmiljo.{game}_v0:env")
+install()
+_registry.on_register(register_with_pettingzoo)
+_registry.games()  # discover the package's games and the plug-ins, so that PettingZoo knows them all
 
-
-_register_with_pettingzoo()
+__all__ = [
+    "Facts",
+    "Features",
+    "Game",
+    "GameDef",
+    "game_def",
+    "game_names",
+    "load_game",
+    "register_game",
+]

@@ -1,15 +1,35 @@
-"""What every batched engine shares: per-lane random streams and the per-lane illegal-action error.
+"""The batched-engine base: B games of one configured game in lock step, as numpy arrays.
 
-A lane's stream depends only on the batch seed and the lane index, never on the batch
-size, so lane ``i`` of a batch of 8 replays lane ``i`` of a batch of 4096 exactly (the
-differential tests rely on it).
+A game's batched engine (``kortmiljo/games/<game>/batched.py``) subclasses
+:class:`BatchedEngine`. The base holds what every one shares: the configured game and its
+sizes, the lanes and their random streams, the per-lane illegal-action error, and every
+optional member with its default, so that callers (the native vector env, benchmarks, tests)
+never probe with ``getattr``.
+
+**Random streams.** A lane's stream depends only on the batch seed and the lane index, never
+on the batch size, so lane ``i`` of a batch of 8 replays lane ``i`` of a batch of 4096 exactly
+(the differential tests rely on it): lane ``i`` owns :func:`lane_rng` ``(seed, i)``, or the
+generator passed in ``rngs[i]``, and uses it exactly as the scalar engine's
+``new_episode(rng)`` uses its ``rng``.
+
+**What a subclass implements** (each ``[B, …]`` with the lane axis first): ``current_player``
+``[B]``, ``rewards [B, n]`` of the last ``step``, ``terminal [B]`` (and ``truncated [B]`` where
+episodes can be cut off; the base keeps it all False otherwise), ``reset(decks, dealers,
+lanes)``, ``legal_mask() -> [B, A]``, ``legal_actions(lane)``, ``step(actions, lanes)``
+(checking every stepped lane before changing any; :meth:`raise_illegal` names the first bad
+one), ``observe(seats, lanes)``, ``unseen(seats, lanes)`` and ``info()``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
 import numpy as np
 
 from .errors import IllegalActionError
+from .game import Game
+from .options import is_int
 
 
 def lane_rng(seed: int | None, lane: int) -> np.random.Generator:
@@ -24,3 +44,121 @@ class BatchedIllegalActionError(IllegalActionError):
         self.lane = lane
         super().__init__(agent, action, legal)
         self.args = (f"lane {lane}: {self.args[0]}",)
+
+
+class BatchedEngine:
+    """Base class of the batched engines (see the module docstring).
+
+    ``Cls(num_envs, seed=None, *, autoreset=True, rngs=None, game=None, **options)``: a
+    configured ``game``, or the options of the game named ``NAME``. ``autoreset``: a lane whose
+    game ends in ``step`` is dealt a new episode from its stream at the end of that call;
+    ``False`` keeps its final state (mask all zeros) until ``reset(lanes=…)``.
+    """
+
+    NAME: ClassVar[str]
+
+    game: Game
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminal: np.ndarray
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        seed: int | None = None,
+        *,
+        autoreset: bool = True,
+        rngs: Sequence[np.random.Generator] | None = None,
+        game: Game | None = None,
+        **options: Any,
+    ):
+        if not is_int(num_envs) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if game is None:
+            from .registry import load_game
+
+            game = load_game(self.NAME, **options)
+        elif options:
+            raise ValueError("pass either a configured Game or options, not both")
+        why = self.unsupported(game)
+        if why:
+            raise ValueError(why)
+        self.game = game
+        self.config = game.config
+        self.layout = game.layout
+        self.action_names = game.action_names
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.obs_size = game.layout.size
+        self.width = game.deck.width
+        self.num_envs = int(num_envs)
+        self.autoreset = bool(autoreset)
+        self._all = np.arange(self.num_envs)
+        self.truncated = np.zeros(self.num_envs, dtype=bool)
+        self.seed(seed, rngs)
+
+    @classmethod
+    def unsupported(cls, game: Game) -> str | None:
+        """Why this batched engine cannot play ``game``'s configuration, or None (it can)."""
+        return None
+
+    # ---- randomness -----------------------------------------------------------------------
+    def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
+        """Re-seed every lane's stream (``lane_rng(seed, i)``), or take the given generators."""
+        if rngs is not None:
+            if len(rngs) != self.num_envs:
+                raise ValueError(f"rngs must hold one generator per lane ({self.num_envs}), got {len(rngs)}")
+            self.rngs = list(rngs)
+            self.seed_sequence = None
+            return
+        self.seed_sequence = np.random.SeedSequence(seed)
+        self.rngs = [np.random.default_rng(c) for c in self.seed_sequence.spawn(self.num_envs)]
+
+    def new_session(self, lanes=None) -> None:  # noqa: B027 (a hook with a no-op default)
+        """Forget state carried from one episode to the next in ``lanes`` (as ``Engine.new_session``)."""
+
+    # ---- lanes ------------------------------------------------------------------------------
+    def _lanes(self, lanes) -> np.ndarray:
+        """``lanes`` (None: all; a bool mask ``[B]``; or indices) as an index array."""
+        if lanes is None:
+            return self._all
+        lanes = np.asarray(lanes)
+        if lanes.dtype == bool:
+            if lanes.shape != (self.num_envs,):
+                raise ValueError(f"a lane mask must have shape ({self.num_envs},), got {lanes.shape}")
+            return np.flatnonzero(lanes)
+        lanes = lanes.astype(np.int64).reshape(-1)
+        if lanes.size and (lanes.min() < 0 or lanes.max() >= self.num_envs):
+            raise ValueError(f"lane indices must be 0..{self.num_envs - 1}")
+        return lanes
+
+    def done(self) -> np.ndarray:
+        """``[B]`` bool: the lanes whose game is over (terminated or truncated)."""
+        return self.terminal | self.truncated
+
+    def raise_illegal(self, lane: int, action: Any) -> None:
+        """The per-lane :class:`BatchedIllegalActionError`, named as the scalar engine names it."""
+        action = action.item() if isinstance(action, np.generic) else action
+        names = [self.action_names[x] for x in self.legal_actions(lane)]
+        label = self.action_names[action] if is_int(action) and 0 <= action < self.num_actions else action
+        raise BatchedIllegalActionError(lane, f"player_{int(self.current_player[lane])}", label, names)
+
+    # ---- results ------------------------------------------------------------------------------
+    def lane_infos(self, lanes: Sequence[int], seats: Sequence[int]) -> list[dict]:
+        """The scalar engine's ``info(seat)`` for each finished lane (from :meth:`info`)."""
+        res = self.info()
+        out = []
+        for i, s in zip(lanes, seats, strict=True):
+            row = {}
+            for k, v in res.items():
+                x = v[i, s]
+                row[k] = x.item() if isinstance(x, np.generic) else x
+            out.append(row)
+        return out
+
+    # ---- what a game implements ----------------------------------------------------------------------
+    def legal_actions(self, lane: int) -> list[int]:
+        raise NotImplementedError
+
+    def info(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError

@@ -1,4 +1,4 @@
-"""The engine protocol every game implements, with the pieces all games share.
+"""The rules-engine base: the mutable state of one episode of a configured game.
 
 An engine is a pure rules object: no pettingzoo, gymnasium or torch. It deals from
 an explicit deck order and dealer, keeps its state in plain lists and small numpy
@@ -7,54 +7,27 @@ arrays, and exposes exactly what the one generic AEC adapter
 per-step rewards, observations and ``unseen`` per seat, end-of-episode infos and
 rendering. Randomness enters only through the ``rng`` given to ``new_episode``
 (shuffles of later deals, the first-dealer draw).
+
+What is fixed per configuration (deck, action table, layout, point tables) belongs to
+the :class:`~kortmiljo.core.game.Game` the engine is built from; the engine reads it as
+its own attributes (copied once at construction), so rules code says ``self.layout`` or
+``self.points`` without a second lookup on the hot path.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .cards import Deck
-from .errors import ConfigError, IllegalActionError
+from .errors import IllegalActionError
+from .game import Game
 from .layout import Layout
-
-
-@dataclass(frozen=True)
-class Option:
-    """One constructor option: its default, a validity check and the words for the error."""
-
-    default: Any
-    check: Callable[[Any], bool]
-    allowed: str
-
-
-def int_in(lo: int, hi: int | None = None) -> Callable[[Any], bool]:
-    return lambda v: (
-        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and lo <= v and (hi is None or v <= hi)
-    )
-
-
-def one_of(*values: Any) -> Callable[[Any], bool]:
-    return lambda v: v in values
-
-
-def validate_options(game: str, options: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
-    """Fill defaults and check every value; unknown keywords and bad values raise ConfigError."""
-    unknown = sorted(set(given) - set(options))
-    if unknown:
-        raise ConfigError(f"{game}: unknown option(s) {', '.join(unknown)}; allowed options: {', '.join(options)}")
-    config = {}
-    for name, opt in options.items():
-        value = given.get(name, opt.default)
-        if not opt.check(value):
-            raise ConfigError(f"{game}: {name}={value!r} is not allowed; {name} must be {opt.allowed}")
-        config[name] = value
-    return config
+from .options import is_int
 
 
 def winners_rewards(n: int, winners: Sequence[int]) -> list[float]:
@@ -68,23 +41,31 @@ def winners_rewards(n: int, winners: Sequence[int]) -> list[float]:
     return out
 
 
-class Engine(ABC):
-    """Base class of the per-game rules engines.
+def check_dealer(dealer: Any, n: int) -> int:
+    """A dealer seat given in ``options["dealer"]``: an int 0..n-1 (``ValueError`` otherwise)."""
+    if not is_int(dealer) or not 0 <= dealer < n:
+        raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+    return int(dealer)
 
-    Subclasses set the class attributes, build ``action_names`` and ``layout`` in
-    ``__init__`` (fixed per configuration) and implement the abstract methods.
-    Mutable state must be deep-copyable: ``clone`` is ``copy.deepcopy`` unless a game
-    overrides it with something faster.
+
+class Engine(ABC):
+    """Base class of the per-game rules engines (the state of one episode).
+
+    ``Engine(game)`` takes a configured :class:`~kortmiljo.core.game.Game`;
+    ``Engine(**options)`` configures the game named ``NAME`` first (a convenience for
+    tests and notebooks). Subclasses implement the abstract methods. Mutable state must
+    be deep-copyable: ``clone`` is ``copy.deepcopy`` (the game itself is shared) unless a
+    game overrides it with something faster.
     """
 
-    NAME: ClassVar[str]  # "spokelse"
-    ENV_NAME: ClassVar[str]  # "spokelse_v0"
-    OPTIONS: ClassVar[dict[str, Option]]
+    NAME: ClassVar[str]  # the registered game this engine plays, for Engine(**options)
 
+    game: Game
     deck: Deck
     num_players: int
     action_names: tuple[str, ...]
     layout: Layout
+    config: dict[str, Any]
 
     # state every game keeps
     current_player: int = 0
@@ -93,39 +74,30 @@ class Engine(ABC):
     rewards: list[float]
     history: list[tuple[int, int]]  # (seat, action) of this episode, in order
 
-    def __init__(self, **options: Any):
-        self.config = validate_options(self.NAME, self.OPTIONS, options)
-        self.num_players = self.config.get("num_players", 0)
+    def __init__(self, game: Game | None = None, **options: Any):
+        if game is None:
+            from .registry import load_game
+
+            game = load_game(self.NAME, **options)
+        elif options:
+            raise ValueError("pass either a configured Game or options, not both")
+        elif not isinstance(game, Game):
+            raise TypeError(f"{type(self).__name__} takes a configured Game, got {game!r}")
+        self.__dict__.update(game.__dict__)  # the configuration, read as the engine's own
+        del self.__dict__["_frozen"]
+        self.game = game
 
     # ---- the action table -------------------------------------------------
-    def _build_action_index(self) -> None:
-        self._action_index = {name.lower(): i for i, name in enumerate(self.action_names)}
-
     def action_to_string(self, action: int) -> str:
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < len(self.action_names):
-            raise ValueError(f"action {action!r} is not an index 0..{len(self.action_names) - 1}")
-        return self.action_names[action]
+        return self.game.action_to_string(action)
 
     def action_from_string(self, text: str) -> int:
-        key = str(text).strip().lower()
-        if key in self._action_index:
-            return self._action_index[key]
-        head, sep, card = key.partition(":")
-        if sep:  # accept any spelling of the card ("play:10h", "play:Kuku")
-            try:
-                canon = f"{head}:{self.deck.code(self.deck.parse(card))}".lower()
-                if canon in self._action_index:
-                    return self._action_index[canon]
-            except ValueError:
-                pass
-        raise ValueError(
-            f"unknown action {text!r} for {self.NAME}; actions are named like {', '.join(self.action_names[:6])}, …"
-        )
+        return self.game.action_from_string(text)
 
     # ---- episode ----------------------------------------------------------
     def draw_dealer(self, rng: np.random.Generator) -> int:
-        """The first dealer when ``options['dealer']`` is not given."""
-        return int(rng.integers(self.num_players))
+        """The first dealer when ``options['dealer']`` is not given (the game decides how)."""
+        return self.game.draw_dealer(rng)
 
     def new_session(self) -> None:  # noqa: B027 (a hook with a no-op default, not abstract)
         """Forget state carried from one episode to the next (called on a seeded reset).
@@ -133,17 +105,21 @@ class Engine(ABC):
         No game but Femkortskille with ``payments_stay`` carries any; the default does nothing.
         """
 
+    def check_episode(self, deck: Sequence[str] | None = None, dealer: int | None = None):
+        """Validate a stacked deck and a dealer without touching any state: ``(cards or None,
+        dealer or None)``; a bad one raises ``ValueError`` saying what is wrong."""
+        if dealer is not None:
+            dealer = check_dealer(dealer, self.num_players)
+        cards = self.deck.parse_deck(deck) if deck is not None else None
+        return cards, dealer
+
     def new_episode(
         self, rng: np.random.Generator, deck: Sequence[str] | None = None, dealer: int | None = None
     ) -> None:
-        """Start an episode: validate a stacked deck and dealer, or draw them from ``rng``."""
+        """Start an episode: validate a stacked deck and dealer (before any change), or draw them from ``rng``."""
+        cards, dealer = self.check_episode(deck, dealer)
         if dealer is None:
             dealer = self.draw_dealer(rng)
-        elif (
-            not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool) or not 0 <= dealer < self.num_players
-        ):
-            raise ValueError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
-        cards = self.deck.parse_deck(deck) if deck is not None else None
         self.rng = rng
         self.history = []
         self.terminal = self.truncated = False
@@ -167,20 +143,38 @@ class Engine(ABC):
         mask[self.legal_actions()] = 1
         return mask
 
+    def is_legal(self, action: int) -> bool:
+        """Whether the int ``action`` is legal now (a game may answer without building the list)."""
+        return action in self.legal_actions()
+
     def step(self, action: int) -> None:
-        """Apply ``action`` for ``current_player``; raise IllegalActionError before any mutation."""
-        legal = self.legal_actions()
-        if action not in legal:
-            self.raise_illegal(action, legal)
+        """Apply ``action`` for ``current_player``; raise IllegalActionError before any mutation.
+
+        The one action check of every game: ints and numpy integers are accepted; anything
+        else (floats, bools, None, strings), an index out of range and an action that is not
+        legal now raise :class:`IllegalActionError` with the same message everywhere.
+        """
+        if type(action) is not int:
+            if not is_int(action):
+                self.raise_illegal(action, self.legal_actions())
+            action = int(action)
+        if not self.is_legal(action):
+            self.raise_illegal(action, self.legal_actions())
         self.rewards = [0.0] * self.num_players
-        self.history.append((self.current_player, int(action)))
-        self._apply(int(action))
+        self.history.append((self.current_player, action))
+        self._apply(action)
 
     def raise_illegal(self, action: object, legal: list[int]) -> None:
         name = action
-        if isinstance(action, (int, np.integer)) and 0 <= action < len(self.action_names):
+        if is_int(action) and 0 <= action < len(self.action_names):
             name = self.action_names[action]
-        raise IllegalActionError(f"player_{self.current_player}", name, [self.action_names[a] for a in legal])
+        reason = None
+        if not is_int(action):
+            reason = f"an action is an int index 0..{len(self.action_names) - 1}"
+        elif not 0 <= action < len(self.action_names):
+            reason = f"there are only actions 0..{len(self.action_names) - 1}"
+        names = [self.action_names[a] for a in legal]
+        raise IllegalActionError(f"player_{self.current_player}", name, names, reason)
 
     @abstractmethod
     def _apply(self, action: int) -> None:
@@ -190,6 +184,15 @@ class Engine(ABC):
     @abstractmethod
     def observe(self, seat: int) -> np.ndarray:
         """The flat float32 observation of ``seat`` (perfect recall, seats relative to it)."""
+
+    def observation(self, seat: int) -> dict[str, np.ndarray]:
+        """The env's observation dict of ``seat`` (the one builder every layer uses): its
+        ``observation`` vector, its ``action_mask`` (all zeros unless it is on move) and ``unseen``."""
+        if seat == self.current_player and not (self.terminal or self.truncated):
+            mask = self.legal_mask()
+        else:
+            mask = np.zeros(len(self.action_names), dtype=np.int8)
+        return {"observation": self.observe(seat), "action_mask": mask, "unseen": self.unseen(seat)}
 
     @abstractmethod
     def unseen(self, seat: int) -> np.ndarray:

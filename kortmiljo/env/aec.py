@@ -1,7 +1,7 @@
 """The one PettingZoo AEC adapter that serves every kortmiljo engine.
 
-Everything game-specific comes from the engine: seats, the action table, the
-observation layout, rewards and infos. The adapter adds what PettingZoo users
+Everything game-specific comes from the configured game and its engine: seats, the
+action table, the observation layout, rewards and infos. The adapter adds what PettingZoo users
 expect: spaces built once per configuration, seeding (``reset(seed=…)`` reproducible,
 an unseeded ``reset`` continues the stream), stacked decks and a fixed dealer through
 ``options``, cumulative rewards, the dead-agent protocol, ``render`` and ``state()``.
@@ -9,6 +9,7 @@ an unseeded ``reset`` continues the stream), stacked decks and a fixed dealer th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -17,21 +18,43 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.engine import Engine
+from ..core.game import Game, GameDef
+from ..core.options import is_int
+
+
+def check_seed(seed: Any) -> int | None:
+    """A ``reset`` seed: None or a non-negative int (``ValueError`` saying so otherwise)."""
+    if seed is None:
+        return None
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def check_reset_options(options: Any) -> dict:
+    """``reset`` options: None or a mapping (other keys than ``deck`` and ``dealer`` are ignored)."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be None or a dict such as {{'dealer': 0, 'deck': [...]}}, got {options!r}")
+    return dict(options)
 
 
 class CardGameEnv(AECEnv):
-    """A PettingZoo ``AECEnv`` over any :class:`~kortmiljo.core.engine.Engine` subclass."""
+    """A PettingZoo ``AECEnv`` over any configured :class:`~kortmiljo.core.game.Game`."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, engine_cls: type[Engine], render_mode: str | None = None, **config: Any):
+    def __init__(self, game: Game, render_mode: str | None = None):
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode={render_mode!r} is not allowed; use None, 'ansi' or 'human'")
-        self.engine = engine_cls(**config)
+        if not isinstance(game, Game):
+            raise TypeError(f"CardGameEnv takes a configured Game (kortmiljo.load_game(...)), got {game!r}")
+        self.game = game
+        self.engine = game.new_state()
         self.render_mode = render_mode
-        self.metadata = {**CardGameEnv.metadata, "name": engine_cls.ENV_NAME}
+        self.metadata = {**CardGameEnv.metadata, "name": game.env_name}
         e = self.engine
         n = e.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -48,7 +71,6 @@ class CardGameEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(low=-np.inf, high=np.inf, shape=(e.state_size,), dtype=np.float32)
-        self._zero_mask = np.zeros(num_actions, dtype=np.int8)
         self._rng: np.random.Generator | None = None
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
 
@@ -61,12 +83,15 @@ class CardGameEnv(AECEnv):
 
     # ---- episode --------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # everything is checked before anything changes: a refused reset leaves the env as it was
+        seed = check_seed(seed)
+        options = check_reset_options(options)
+        self.engine.check_episode(options.get("deck"), options.get("dealer"))
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
             # a new random stream is a new session: an engine that carries state from one
             # episode to the next (Femkortskille payments_stay's pot) starts afresh
             self.engine.new_session()
-        options = options or {}
         self.engine.new_episode(self._rng, options.get("deck"), options.get("dealer"))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -107,13 +132,7 @@ class CardGameEnv(AECEnv):
 
     # ---- views ------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        e = self.engine
-        seat = self._seat[agent]
-        if seat == e.current_player and not (e.terminal or e.truncated):
-            mask = e.legal_mask()
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": e.observe(seat), "action_mask": mask, "unseen": e.unseen(seat)}
+        return self.engine.observation(self._seat[agent])
 
     def state(self) -> np.ndarray:
         return self.engine.global_state()
@@ -137,10 +156,10 @@ class CardGameEnv(AECEnv):
 
     # ---- names ------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        return self.engine.action_to_string(action)
+        return self.game.action_to_string(action)
 
     def action_from_string(self, text: str) -> int:
-        return self.engine.action_from_string(text)
+        return self.game.action_from_string(text)
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -186,7 +205,7 @@ for _name in ("agents", "agent_selection", "rewards", "terminations", "truncatio
 OrderEnforcing._cumulative_rewards = _forward("_cumulative_rewards", guarded=False)
 
 
-def make_env_fns(engine_cls: type[Engine]):
+def make_env_fns(definition: GameDef):
     """``env`` and ``raw_env`` for a game module, wrapped per PettingZoo conventions.
 
     ``env()`` adds only ``OrderEnforcingWrapper``: illegal and out-of-range actions
@@ -195,11 +214,11 @@ def make_env_fns(engine_cls: type[Engine]):
     """
 
     def raw_env(render_mode: str | None = None, **config: Any) -> CardGameEnv:
-        return CardGameEnv(engine_cls, render_mode=render_mode, **config)
+        return CardGameEnv(definition.configure(**config), render_mode=render_mode)
 
     def env(render_mode: str | None = None, **config: Any) -> AECEnv:
         return OrderEnforcing(raw_env(render_mode=render_mode, **config))
 
-    raw_env.__doc__ = f"The unwrapped {engine_cls.ENV_NAME} AEC environment (see the module docstring)."
-    env.__doc__ = f"The {engine_cls.ENV_NAME} AEC environment wrapped per PettingZoo conventions."
+    raw_env.__doc__ = f"The unwrapped {definition.env_name} AEC environment (see the module docstring)."
+    env.__doc__ = f"The {definition.env_name} AEC environment wrapped per PettingZoo conventions."
     return env, raw_env

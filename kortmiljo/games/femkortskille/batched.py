@@ -78,8 +78,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.batched import BatchedIllegalActionError, lane_rng
-from .rules import (
+from ...core.batched import BatchedEngine, BatchedIllegalActionError, lane_rng
+from .game import (
     EXTRA_CARDS,
     HAND_SIZE,
     KNOCK,
@@ -92,7 +92,6 @@ from .rules import (
     PASS,
     PLAY0,
     TRICKS,
-    FemkortskilleEngine,
     Phase,
     Status,
 )
@@ -120,7 +119,7 @@ def _cat(parts: list[np.ndarray]) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-class BatchedFemkortskille:
+class BatchedFemkortskille(BatchedEngine):
     """``num_envs`` Femkortskille episodes as arrays (see the module docstring).
 
     ``seed``: seeds the lanes' generators (``lane_rng``); ``rngs``: one generator per lane
@@ -139,33 +138,18 @@ class BatchedFemkortskille:
         *,
         autoreset: bool = True,
         rngs: Sequence[np.random.Generator] | None = None,
+        game=None,
         **options,
     ):
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.spec = spec = FemkortskilleEngine(**options)  # validates the options; layout and action table
-        teaching = {"ranks": None, "hand_size": 3, "extra_cards": 2}
-        odd = [k for k, default in teaching.items() if options.get(k, default) != default]
-        if odd:
-            raise ValueError(
-                f"the batched Femkortskille engine plays the full game; the teaching option(s) "
-                f"{', '.join(odd)} are served by the scalar engine (kortmiljo.femkortskille_v0) only"
-            )
-        self.config = dict(spec.config)
-        self.num_players = n = spec.num_players
-        self.num_envs = B = int(num_envs)
-        self.autoreset = bool(autoreset)
-        self.layout = spec.layout
-        self.action_names = spec.action_names
-        self.num_actions = len(spec.action_names)
-        self.obs_size = S = spec.layout.size
+        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+        spec = self.game  # the configured game: layout, action table, stakes
+        n, B, S = self.num_players, self.num_envs, self.obs_size
         self.ante, self.max_deals, self.ante_on_redeal = spec.ante, spec.max_deals, spec.ante_on_redeal
         self.skituppslag, self.knock_stake, self.payments_stay = spec.skituppslag, spec.knock_stake, spec.payments_stay
         self.auktion, self.max_bet, self.poker = spec.auktion, spec.max_bet, spec.poker
         self.A_SHOW, self.A_BET1, self.A_DISCARD0, self.A_DONE = spec.A_SHOW, spec.A_BET1, spec.A_DISCARD0, spec.A_DONE
         self.A_CHECK, self.A_PBET, self.A_CALL = spec.A_CHECK, spec.A_PBET, spec.A_CALL
         self.A_RAISE, self.A_FOLD = spec.A_RAISE, spec.A_FOLD
-        self.seed(seed, rngs)
 
         # viewer-relative offsets of the layout's segments (-1 where the configuration has none)
         off = {s.name: s.offset for s in spec.layout.segments}
@@ -261,7 +245,6 @@ class BatchedFemkortskille:
             self._active.reshape(-1),
             self._skit.reshape(-1),
         )
-        self._all = np.arange(B)
         self._all_n = self._all * n
         self.rewards = z((B, n), dtype=np.float64)
         self.terminal = z(B, dtype=bool)
@@ -301,18 +284,18 @@ class BatchedFemkortskille:
                 rows[M_AUKTION + m - 1, self.A_BET1 + m - 1 : self.A_BET1 + self.max_bet] = 1
         return rows
 
-    # ---- randomness -----------------------------------------------------------------------
-    def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
-        """Re-seed every lane's stream (``lane_rng(seed, i)``), or take the given generators."""
-        if rngs is not None:
-            if len(rngs) != self.num_envs:
-                raise ValueError(f"rngs must hold one generator per lane ({self.num_envs}), got {len(rngs)}")
-            self.rngs = list(rngs)
-            self.seed_sequence = None
-            return
-        self.seed_sequence = np.random.SeedSequence(seed)
-        self.rngs = [np.random.default_rng(c) for c in self.seed_sequence.spawn(self.num_envs)]
+    @classmethod
+    def unsupported(cls, game) -> str | None:
+        teaching = {"ranks": None, "hand_size": 3, "extra_cards": 2}
+        odd = [k for k, default in teaching.items() if game.config[k] != default]
+        if odd:
+            return (
+                f"the batched Femkortskille engine plays the full game; the teaching option(s) "
+                f"{', '.join(odd)} are served by the scalar engine (kortmiljo.femkortskille_v0) only"
+            )
+        return None
 
+    # ---- sessions ---------------------------------------------------------------------------
     def new_session(self, lanes=None) -> None:
         """Forget the pot carried between episodes (``payments_stay``) in ``lanes`` (all by default):
         their next episode starts with an empty pot, as after ``FemkortskilleEngine.new_session()``."""
@@ -349,19 +332,6 @@ class BatchedFemkortskille:
     @property
     def pot(self) -> np.ndarray:
         return self._pot
-
-    def _lanes(self, lanes) -> np.ndarray:
-        if lanes is None:
-            return self._all
-        lanes = np.asarray(lanes)
-        if lanes.dtype == bool:
-            if lanes.shape != (self.num_envs,):
-                raise ValueError(f"a lane mask must have shape ({self.num_envs},), got {lanes.shape}")
-            return np.flatnonzero(lanes)
-        lanes = lanes.astype(np.int64).reshape(-1)
-        if lanes.size and (lanes.min() < 0 or lanes.max() >= self.num_envs):
-            raise ValueError(f"lane indices must be 0..{self.num_envs - 1}")
-        return lanes
 
     # ---- episodes --------------------------------------------------------------------------------
     def reset(self, decks=None, dealers=None, lanes=None, seed: int | None = None) -> None:
@@ -537,7 +507,7 @@ class BatchedFemkortskille:
         ok = (self._mask.reshape(-1).take(idx * self.num_actions + np.where(inrange, a, 0)) != 0) & inrange
         if not ok.all():
             bad = int(np.argmin(ok))
-            self._raise_illegal(int(idx[bad]), a[bad])
+            self.raise_illegal(int(idx[bad]), a[bad])
         self.rewards.fill(0.0)
         over = self._phase == OVER  # lanes left over (autoreset=False) keep their flags
         np.greater(over, self._ended_truncated, out=self.terminal)
@@ -556,12 +526,6 @@ class BatchedFemkortskille:
             sel = ph == p
             handler(idx[sel], a[sel])
         self._transitions()
-
-    def _raise_illegal(self, lane: int, action) -> None:
-        action = action.item() if hasattr(action, "item") else action
-        names = [self.action_names[x] for x in self.legal_actions(lane)]
-        label = self.action_names[action] if isinstance(action, int) and 0 <= action < self.num_actions else action
-        raise BatchedIllegalActionError(lane, f"player_{int(self._cp[lane])}", label, names)
 
     # ---- helpers ---------------------------------------------------------------------------------------
     def _clear_queues(self) -> None:

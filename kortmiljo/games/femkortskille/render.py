@@ -6,12 +6,8 @@ public view (``viewer=None``) shows how many cards each seat holds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...core.cards import KILLE, cards_str
-
-if TYPE_CHECKING:
-    from .rules import FemkortskilleEngine
+from .game import Phase, Status
 
 STATUS_WORDS = ("to speak", "knocked", "passed", "waiting (lura)", "showed", "folded")
 PHASE_WORDS = ("bidding", "waiting players decide", "exchange", "betting", "tricks", "over")
@@ -21,9 +17,8 @@ def _chips(x: float) -> str:
     return f"{x:+g}"
 
 
-def render(e: FemkortskilleEngine, viewer: int | None) -> str:
-    from .rules import Phase, Status
-
+def render(e, viewer: int | None) -> str:
+    """The table as ``viewer`` sees it (None: the public view); ``e`` is a Femkortskille state."""
     n = e.num_players
     over = e.phase == Phase.OVER
     head = (

@@ -100,288 +100,52 @@ three low cards.
 from __future__ import annotations
 
 import copy
-from enum import IntEnum
 
 import numpy as np
 
-from ...core.cards import KILLE, KILLE_RANKS, Deck
-from ...core.engine import Engine, Option, int_in
-from ...core.errors import ConfigError
-from ...core.layout import Layout
+from ...core.cards import KILLE, KILLE_RANKS
+from ...core.engine import Engine
 from ...core.tricks import overstick_legal, trick_winner_later_equal
-
-NUM_RANKS = 21
-KILLE_RANK = 20
-LOW_RANKS = 3  # blaren, blompotta, kransen: a hand of these is a skituppslag
-HAND_SIZE = 3
-EXTRA_CARDS = 2
-TRICKS = 5
-MAX_DISCARDS = 3
-MAX_RAISES = 3
-
-# the base action block, identical in every configuration
-KNOCK, PASS, LURA, PLAY0 = 0, 1, 2, 3
-
-# location codes returned by ``locations()``
-LOC_HAND = 0  # + seat
-LOC_PLAYED = 10  # + seat that played it
-LOC_DISCARDED = 20  # + seat that discarded it (poker)
-LOC_STOCK = 30
-
-
-class Phase(IntEnum):
-    BID = 0  # the circle: knock / pass / lura (show, bet:k)
-    DECIDE = 1  # waiting players decide knock / pass
-    EXCHANGE = 2  # poker: discard and draw
-    BETTING = 3  # poker: check / bet / call / raise / fold
-    PLAY = 4  # five tricks
-    OVER = 5
-
-
-class Status(IntEnum):
-    TO_SPEAK = 0
-    KNOCKED = 1
-    PASSED = 2
-    WAITING = 3
-    SHOWED = 4
-    FOLDED = 5
-
-
-NUM_STATUS = len(Status)
-NUM_PHASES = len(Phase)
-
-
-def _is_bool(v: object) -> bool:
-    return isinstance(v, (bool, np.bool_))
-
-
-def build_action_names(
-    skituppslag: bool = False, auktion: bool = False, max_bet: int = 5, poker: bool = False
-) -> tuple[str, ...]:
-    """The action table of one configuration: the base block, then each variant's block in a fixed order."""
-    names = ["knock", "pass", "lura", *(f"play:{r}" for r in KILLE_RANKS)]
-    if skituppslag:
-        names.append("show")
-    if auktion:
-        names += [f"bet:{k}" for k in range(1, max_bet + 1)]
-    if poker:
-        names += [f"discard:{r}" for r in KILLE_RANKS]
-        names += ["done", "check", "bet", "call", "raise", "fold"]
-    return tuple(names)
+from .game import (
+    KILLE_RANK,
+    KNOCK,
+    LOC_DISCARDED,
+    LOC_HAND,
+    LOC_PLAYED,
+    LOC_STOCK,
+    LOW_RANKS,
+    LURA,
+    MAX_DISCARDS,
+    MAX_RAISES,
+    NUM_RANKS,
+    NUM_STATUS,
+    PASS,
+    PLAY0,
+    Phase,
+    Status,
+)
+from .render import render
 
 
 class FemkortskilleEngine(Engine):
     NAME = "femkortskille"
-    ENV_NAME = "femkortskille_v0"
-    OPTIONS = {
-        "num_players": Option(4, int_in(3, 8), "an int from 3 to 8"),
-        "ante": Option(1, int_in(1), "a positive int (chips each player antes)"),
-        "max_deals": Option(20, int_in(1), "a positive int (deals per episode before truncation)"),
-        "ante_on_redeal": Option(False, _is_bool, "True or False"),
-        "skituppslag": Option(False, _is_bool, "True or False"),
-        "knock_stake": Option(0, int_in(0), "an int >= 0 (chips added to the pot per knock)"),
-        "payments_stay": Option(False, _is_bool, "True or False"),
-        "auktion": Option(False, _is_bool, "True or False"),
-        "max_bet": Option(5, int_in(1), "a positive int (the highest auktion bet)"),
-        "poker": Option(False, _is_bool, "True or False"),
-        # teaching variants (OpenSpiel): a reduced deck, smaller hands, fewer tricks
-        "ranks": Option(
-            None,
-            lambda v: v is None or (isinstance(v, (list, tuple)) and all(isinstance(r, str) for r in v)),
-            'None (all 21 ranks) or a list of distinct kille rank names such as ["1", "2", "kille"]',
-        ),
-        "hand_size": Option(HAND_SIZE, int_in(1, HAND_SIZE), "an int from 1 to 3 (cards dealt to each player)"),
-        "extra_cards": Option(EXTRA_CARDS, int_in(0, EXTRA_CARDS), "an int from 0 to 2 (stock cards per knocker)"),
-    }
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        c = self.config
-        self.hand_size = int(c["hand_size"])
-        self.extra_cards = int(c["extra_cards"])
-        self.tricks = self.hand_size + self.extra_cards
-        self.deck = self._variant_deck(c["ranks"])
-        self._in_deck = np.zeros(42, dtype=np.int8)
-        self._in_deck[list(self.deck.cards)] = 1
-        self.ante = int(c["ante"])
-        self.max_deals = int(c["max_deals"])
-        self.ante_on_redeal = bool(c["ante_on_redeal"])
-        self.skituppslag = bool(c["skituppslag"])
-        self.knock_stake = int(c["knock_stake"])
-        self.payments_stay = bool(c["payments_stay"])
-        self.auktion = bool(c["auktion"])
-        self.max_bet = int(c["max_bet"])
-        self.poker = bool(c["poker"])
-        self.action_names = build_action_names(self.skituppslag, self.auktion, self.max_bet, self.poker)
-        self._build_action_index()
-        idx = self._action_index
-        self.A_SHOW = idx.get("show", -1)
-        self.A_BET1 = idx.get("bet:1", -1)
-        self.A_DISCARD0 = idx.get("discard:blaren", -1)
-        self.A_DONE = idx.get("done", -1)
-        self.A_CHECK = idx.get("check", -1)
-        self.A_PBET = idx.get("bet", -1)
-        self.A_CALL = idx.get("call", -1)
-        self.A_RAISE = idx.get("raise", -1)
-        self.A_FOLD = idx.get("fold", -1)
-        self._build_layout()
+    def __init__(self, game=None, **options):
+        super().__init__(game, **options)
         self._carry = 0  # the pot the last finished episode left (payments_stay)
         self.phase = Phase.OVER
         self._legal: list[int] | None = []
         self._mask: np.ndarray | None = None
-
-    def _variant_deck(self, ranks) -> Deck:
-        """The 42-card kille deck, or the reduced deck of the ``ranks`` option (validated)."""
-        n, need = self.num_players, (self.hand_size + self.extra_cards) * self.num_players
-        if ranks is None:
-            chosen = list(range(NUM_RANKS))
-        else:
-            chosen = []
-            for name in ranks:
-                try:
-                    chosen.append(KILLE.parse(name) >> 1)
-                except ValueError as err:
-                    raise ConfigError(f"femkortskille: ranks: {err}") from None
-            dupes = sorted({KILLE_RANKS[r] for r in chosen if chosen.count(r) > 1})
-            if dupes:
-                raise ConfigError(f"femkortskille: ranks names a rank twice: {', '.join(dupes)}")
-        if 2 * len(chosen) < need:
-            raise ConfigError(
-                f"femkortskille: the deck has {2 * len(chosen)} cards; {n} players with hand_size={self.hand_size} "
-                f"and extra_cards={self.extra_cards} need at least {need} (every player may knock)"
-            )
-        if ranks is None:
-            return KILLE
-        chosen.sort()
-        names = tuple(KILLE_RANKS[r] for r in chosen)
-        self.config["ranks"] = names  # canonical and order-free, so equal decks compare equal
-        cards = tuple(2 * r + k for r in chosen for k in (0, 1))
-        # the name must identify the card set: Deck caches its membership test by name
-        return Deck(f"{len(cards)}-card kille ({' '.join(names)})", cards, 42, kille=True)
-
-    # ---- layout ---------------------------------------------------------------
-    def _build_layout(self) -> None:
-        """Named segments, plus a gather table per observer.
-
-        The engine keeps one absolute-seat buffer ``_pub`` (seat blocks in seat order, and
-        each seat's private blocks in an area after the layout); ``observe(seat)`` is one
-        ``take`` through ``_gather[seat]``, which rotates seat blocks to be relative to the
-        observer and picks the observer's own private blocks.
-        """
-        n, L = self.num_players, Layout()
-        segs: list[tuple[int, str, int]] = []  # offset, kind, block
-
-        def add(name: str, kind: str, block: int, meaning: str) -> int:
-            off = L.add(name, block * n if kind == "seat" else block, meaning)
-            segs.append((off, kind, block))
-            return off
-
-        add("hand", "own", NUM_RANKS, "own hand: copies held of each rank (0–2), rank 0 = blaren … 20 = kille")
-        add(
-            "status",
-            "seat",
-            NUM_STATUS,
-            "per relative seat (self first), one-hot: to speak, knocked, passed, waiting (lura), showed, folded",
-        )
-        add(
-            "stake",
-            "seat",
-            1,
-            "chips each seat has put in this deal besides antes: knock stakes, auktion bets, poker bets",
-        )
-        add("net", "seat", 1, "each seat's net chip change in this episode so far")
-        add("pot", "global", 1, "chips in the pot now")
-        add(
-            "pot_carried",
-            "global",
-            1,
-            "chips the pot held at the start of the episode (payments_stay carry-over, else 0)",
-        )
-        add("deal_number", "global", 1, "deals in this episode so far / max_deals")
-        add("dealer", "seat", 1, "one-hot relative seat of the dealer (forhånd is the next one)")
-        add(
-            "phase",
-            "global",
-            NUM_PHASES,
-            "one-hot: bidding circle, waiting players decide, poker exchange, poker betting, tricks, over",
-        )
-        add("to_move", "seat", 1, "one-hot relative seat on move (all 0 when the episode is over)")
-        add("stock_size", "global", 1, "cards left in the stock / 42")
-        add("trick", "seat", NUM_RANKS, "the current trick: one-hot rank each seat has played into it")
-        add(
-            "trick_highest",
-            "global",
-            NUM_RANKS,
-            "one-hot rank of the highest card in the current trick (the card to beat)",
-        )
-        add("trick_winning", "seat", 1, "one-hot relative seat whose card wins the current trick so far")
-        add("leader", "seat", 1, "one-hot relative seat that leads the current trick (set when the tricks begin)")
-        add("played", "seat", NUM_RANKS, "every card each seat has played this deal, counts per rank")
-        add("tricks_won", "seat", 1, "tricks each seat has won this deal")
-        if self.skituppslag:
-            add("shown", "global", NUM_RANKS, "skituppslag: the cards shown with `show`, counts per rank")
-        if self.auktion:
-            add("auction_bet", "seat", 1, "auktion: each seat's bet k (0 = none)")
-            add("highest_bet", "global", 1, "auktion: the highest bet so far")
-        if self.poker:
-            add("exchanged", "seat", 1, "poker: cards each seat has discarded (and draws) in the exchange")
-            add("own_discards", "own", NUM_RANKS, "poker: own discarded cards, counts per rank")
-            add("round_bet", "seat", 1, "poker: chips each seat has put in during the betting round")
-            add("bet_level", "global", 1, "poker: chips a seat must have put in the betting round to stay in")
-            add("raises", "global", 1, "poker: raises so far in the betting round (at most 3)")
-        self.layout = L
-        size = L.size
-        gather = np.empty((n, L.size), dtype=np.intp)
-        abs_off: dict[str, int] = {}
-        for seg, (off, kind, block) in zip(L.segments, segs, strict=True):
-            if kind == "own":
-                abs_off[seg.name] = size
-                for seat in range(n):
-                    gather[seat, off : off + block] = np.arange(size + seat * block, size + (seat + 1) * block)
-                size += n * block
-            elif kind == "seat":
-                abs_off[seg.name] = off
-                for seat in range(n):
-                    for rel in range(n):
-                        s = (seat + rel) % n
-                        gather[seat, off + rel * block : off + (rel + 1) * block] = np.arange(
-                            off + s * block, off + (s + 1) * block
-                        )
-            else:
-                abs_off[seg.name] = off
-                gather[:, off : off + block] = np.arange(off, off + block)
-        self._gather = gather
-        self._pub_size = size
-        g = abs_off.get
-        self.P_hand, self.P_status, self.P_stake, self.P_net = g("hand"), g("status"), g("stake"), g("net")
-        self.P_pot, self.P_carried, self.P_deal, self.P_dealer = (
-            g("pot"),
-            g("pot_carried"),
-            g("deal_number"),
-            g("dealer"),
-        )
-        self.P_phase, self.P_to_move, self.P_stock = g("phase"), g("to_move"), g("stock_size")
-        self.P_trick, self.P_high, self.P_winning, self.P_leader = (
-            g("trick"),
-            g("trick_highest"),
-            g("trick_winning"),
-            g("leader"),
-        )
-        self.P_played, self.P_won = g("played"), g("tricks_won")
-        self.P_shown = g("shown", -1)
-        self.P_abet, self.P_hbet = g("auction_bet", -1), g("highest_bet", -1)
-        self.P_exch, self.P_odisc, self.P_rbet = g("exchanged", -1), g("own_discards", -1), g("round_bet", -1)
-        self.P_level, self.P_raises = g("bet_level", -1), g("raises", -1)
 
     # ---- sessions and episodes ------------------------------------------------
     def new_session(self) -> None:
         """Forget what carries between episodes (the payments_stay pot): the next episode starts afresh."""
         self._carry = 0
 
-    def new_episode(self, rng: np.random.Generator, deck=None, dealer=None) -> None:
+    def check_episode(self, deck=None, dealer=None):
         if deck is not None:
             self._check_deck(deck)
-        super().new_episode(rng, deck, dealer)
+        return super().check_episode(deck, dealer)
 
     def _check_deck(self, deck) -> None:
         """Refuse a third copy of a rank before any state changes (``Deck.parse_deck`` counts
@@ -589,19 +353,12 @@ class FemkortskilleEngine(Engine):
             self._mask = mask
         return self._mask.copy()
 
-    def step(self, action: int) -> None:
-        # Engine.step without the list copy; also refuses non-integer actions
-        legal = self._legal if self._legal is not None else self._compute_legal()
-        if type(action) is not int and not isinstance(action, np.integer) or action not in legal:
-            self.raise_illegal(action, legal)
-        action = int(action)
-        self.rewards = [0.0] * self.num_players
-        self.history.append((self.current_player, action))
-        self._legal = self._mask = None
-        self._apply(action)
+    def is_legal(self, action: int) -> bool:
+        return action in (self._legal if self._legal is not None else self._compute_legal())
 
     # ---- moves ----------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self._legal = self._mask = None
         ph, s = self.phase, self.current_player
         if ph is Phase.PLAY:
             self._play(s, action - PLAY0)
@@ -906,8 +663,6 @@ class FemkortskilleEngine(Engine):
         }
 
     def render(self, viewer: int | None = None) -> str:
-        from .render import render
-
         return render(self, viewer)
 
     # ---- search support ---------------------------------------------------------

@@ -59,8 +59,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.batched import BatchedIllegalActionError, lane_rng
-from .rules import ACTION_NAMES, DISCARD, UNKNOWN, Phase, SpokelseEngine
+from ...core.batched import BatchedEngine, BatchedIllegalActionError, lane_rng
+from .game import ACTION_NAMES, DISCARD, UNKNOWN, Phase
 
 __all__ = ["BatchedSpokelse", "BatchedIllegalActionError", "lane_rng"]
 
@@ -68,7 +68,7 @@ NUM_ACTIONS = len(ACTION_NAMES)
 DRAW_PHASE, PLACE_PHASE, OVER_PHASE = int(Phase.DRAW), int(Phase.PLACE), int(Phase.OVER)
 
 
-class BatchedSpokelse:
+class BatchedSpokelse(BatchedEngine):
     """``num_envs`` Spøkelse games as arrays (see the module docstring).
 
     ``seed``: seeds the lanes' generators (``lane_rng``); ``rngs``: one generator per lane
@@ -89,20 +89,12 @@ class BatchedSpokelse:
         *,
         autoreset: bool = True,
         rngs: Sequence[np.random.Generator] | None = None,
+        game=None,
         **options,
     ):
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.spec = SpokelseEngine(**options)  # validates the options; layout, actions, dealer draw
-        spec = self.spec
-        self.config = dict(spec.config)
-        self.num_players = n = spec.num_players
-        self.num_envs = B = int(num_envs)
-        self.autoreset = bool(autoreset)
-        self.layout = spec.layout
-        self.action_names = spec.action_names
-        self.num_actions = NUM_ACTIONS
-        self.obs_size = S = spec.layout.size
+        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+        spec = self.game  # the configured game: layout offsets, point table, deck
+        n, B, S = self.num_players, self.num_envs, self.obs_size
         self.match_to = spec.match_to
         self.stock_start = spec.stock_start
         self.points = spec.points.copy()
@@ -121,7 +113,6 @@ class BatchedSpokelse:
         self._legal[2 * PLACE_PHASE + 1, [*range(2, 2 + k), DISCARD]] = 1
         self._legal[2 * PLACE_PHASE + 0, list(range(2, 2 + k))] = 1
         self._legal_bool = self._legal.astype(bool)
-        self.seed(seed, rngs)
 
         # offsets of the layout's segments
         self.o_own, self.o_opp, self.o_hand = spec.o_own, spec.o_opp, spec.o_hand
@@ -193,7 +184,6 @@ class BatchedSpokelse:
         self._obs = np.zeros((B, n, S), dtype=np.float32)
         self._of = self._obs.reshape(-1)
         self._rowbase = (np.arange(B)[:, None] * n + np.arange(n)[None, :]) * S  # [B, n]
-        self._all = np.arange(B)
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminal = np.zeros(B, dtype=bool)
         self._final: dict[str, np.ndarray] | None = None
@@ -223,18 +213,6 @@ class BatchedSpokelse:
                 t[self.o_to_move + ((d + 1) % n - v) % n] = 1.0
         return T
 
-    # ---- randomness -----------------------------------------------------------------------
-    def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
-        """Re-seed every lane's stream (``lane_rng(seed, i)``), or take the given generators."""
-        if rngs is not None:
-            if len(rngs) != self.num_envs:
-                raise ValueError(f"rngs must hold one generator per lane ({self.num_envs}), got {len(rngs)}")
-            self.rngs = list(rngs)
-            self.seed_sequence = None
-            return
-        self.seed_sequence = np.random.SeedSequence(seed)
-        self.rngs = [np.random.default_rng(c) for c in self.seed_sequence.spawn(self.num_envs)]
-
     # ---- properties ----------------------------------------------------------------------------
     @property
     def current_player(self) -> np.ndarray:
@@ -247,19 +225,6 @@ class BatchedSpokelse:
     @property
     def dealer(self) -> np.ndarray:
         return self._dealer
-
-    def _lanes(self, lanes) -> np.ndarray:
-        if lanes is None:
-            return self._all
-        lanes = np.asarray(lanes)
-        if lanes.dtype == bool:
-            if lanes.shape != (self.num_envs,):
-                raise ValueError(f"a lane mask must have shape ({self.num_envs},), got {lanes.shape}")
-            return np.flatnonzero(lanes)
-        lanes = lanes.astype(np.int64).reshape(-1)
-        if lanes.size and (lanes.min() < 0 or lanes.max() >= self.num_envs):
-            raise ValueError(f"lane indices must be 0..{self.num_envs - 1}")
-        return lanes
 
     # ---- episodes --------------------------------------------------------------------------------
     def reset(self, decks=None, dealers=None, lanes=None, seed: int | None = None) -> None:
@@ -426,7 +391,7 @@ class BatchedSpokelse:
         inrange = (a >= 0) & (a < NUM_ACTIONS)
         ok = self._legal_bool[code, np.where(inrange, a, 0)] & inrange
         if not ok.all():
-            self._raise_illegal(int(idx[np.argmin(ok)]), a[np.argmin(ok)])
+            self.raise_illegal(int(idx[np.argmin(ok)]), a[np.argmin(ok)])
         self.rewards.fill(0.0)
         np.equal(self._phase, OVER_PHASE, out=self.terminal)  # lanes left over (autoreset=False) stay terminal
         self._final = None
@@ -438,12 +403,6 @@ class BatchedSpokelse:
         else:
             self._draw_or_take(idx[~place], a[~place])
             self._place(idx[place], a[place])
-
-    def _raise_illegal(self, lane: int, action) -> None:
-        action = action.item() if hasattr(action, "item") else action
-        names = [ACTION_NAMES[x] for x in self.legal_actions(lane)]
-        label = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
-        raise BatchedIllegalActionError(lane, f"player_{int(self._cp[lane])}", label, names)
 
     def _sel(self, L: np.ndarray):
         """``L`` as an index: a plain slice when it is the whole batch (basic indexing is cheaper)."""

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...core.cards import FRENCH
-
-if TYPE_CHECKING:
-    from .rules import SpokelseEngine
+from .game import Phase
 
 
 def _fmt_points(x: float) -> str:
     return f"{x:g}"
 
 
-def render(e: SpokelseEngine, viewer: int | None) -> str:
-    from .rules import Phase
-
+def render(e, viewer: int | None) -> str:
+    """The table as ``viewer`` sees it (None: the public view); ``e`` is a Spøkelse state."""
     n, over = e.num_players, e.phase == Phase.OVER
     top = FRENCH.pretty(e.discard[-1]) if e.discard else "—"
     lines = [

@@ -76,11 +76,10 @@ from collections.abc import Sequence
 import numpy as np
 
 # one error class and one stream rule for every batched engine (callers catch one type)
-from ...core.batched import BatchedIllegalActionError, lane_rng
+from ...core.batched import BatchedEngine, BatchedIllegalActionError, lane_rng
 from ...core.cards import SUITS
 from ...core.tricks import ACE_HIGH
-from .rules import (
-    ACTION_NAMES,
+from .game import (
     CONTRACT_NAMES,
     DISCARD0,
     DONE,
@@ -101,7 +100,6 @@ from .rules import (
     TAKE_TALON,
     TRUMP,
     Phase,
-    SproyteEngine,
     contract_of_shown,
     deal_points,
 )
@@ -126,7 +124,7 @@ POINTS_OBS = POINTS / MAX_POINTS  # float64, rounded to float32 on store as in t
 TRICKS_OBS = np.arange(MAX_TRICKS + 1) / MAX_TRICKS
 
 
-class BatchedSproyte:
+class BatchedSproyte(BatchedEngine):
     """``num_envs`` Sprøyte games as arrays (see the module docstring).
 
     ``seed``: seeds the lanes' generators (``lane_rng``); ``rngs``: one generator per lane
@@ -144,19 +142,12 @@ class BatchedSproyte:
         *,
         autoreset: bool = True,
         rngs: Sequence[np.random.Generator] | None = None,
+        game=None,
         **options,
     ):
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.spec = spec = SproyteEngine(**options)  # validates the options; layout, actions
-        self.config = dict(spec.config)
-        self.num_players = N
-        self.num_envs = B = int(num_envs)
-        self.autoreset = bool(autoreset)
-        self.layout = spec.layout
-        self.action_names = spec.action_names
-        self.num_actions = NUM_ACTIONS
-        self.obs_size = S = spec.obs_size
+        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+        spec = self.game  # the configured game: layout offsets, quotas, deck
+        B, S = self.num_envs, self.obs_size
         self.variant = spec.variant
         self.tretten = spec.tretten
         self.hand_size = spec.hand_size
@@ -169,7 +160,6 @@ class BatchedSproyte:
         self.fixed_trump = spec.fixed_trump
         self.match_to = spec.match_to
         self.raw_reward = spec.raw_reward
-        self.seed(seed, rngs)
 
         for name in (
             "o_hand o_contract o_trump o_shown o_shown_holder o_phase o_to_move o_dealer o_pile o_ex_left "
@@ -228,25 +218,12 @@ class BatchedSproyte:
         self._of = self._obs.reshape(-1)
         self._rows = self._obs.reshape(B * N, S)
         self._rowbase = (np.arange(B)[:, None] * N + np.arange(N)[None, :]) * S  # [B, viewer]
-        self._all = np.arange(B)
         self._all3 = self._all * N
         self._mask: np.ndarray | None = None
         self.rewards = np.zeros((B, N), dtype=np.float64)
         self.terminal = np.zeros(B, dtype=bool)
         self._final: dict | None = None
         self.reset()
-
-    # ---- randomness -----------------------------------------------------------------------
-    def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
-        """Re-seed every lane's stream (``lane_rng(seed, i)``), or take the given generators."""
-        if rngs is not None:
-            if len(rngs) != self.num_envs:
-                raise ValueError(f"rngs must hold one generator per lane ({self.num_envs}), got {len(rngs)}")
-            self.rngs = list(rngs)
-            self.seed_sequence = None
-            return
-        self.seed_sequence = np.random.SeedSequence(seed)
-        self.rngs = [np.random.default_rng(c) for c in self.seed_sequence.spawn(self.num_envs)]
 
     # ---- properties ----------------------------------------------------------------------------
     @property
@@ -270,19 +247,6 @@ class BatchedSproyte:
     def trump(self) -> np.ndarray:
         """``[B]`` trump suit (0–3 = S H D C), -1 in grand and nullo."""
         return self._trump
-
-    def _lanes(self, lanes) -> np.ndarray:
-        if lanes is None:
-            return self._all
-        lanes = np.asarray(lanes)
-        if lanes.dtype == bool:
-            if lanes.shape != (self.num_envs,):
-                raise ValueError(f"a lane mask must have shape ({self.num_envs},), got {lanes.shape}")
-            return np.flatnonzero(lanes)
-        lanes = lanes.astype(np.int64).reshape(-1)
-        if lanes.size and (lanes.min() < 0 or lanes.max() >= self.num_envs):
-            raise ValueError(f"lane indices must be 0..{self.num_envs - 1}")
-        return lanes
 
     # ---- episodes --------------------------------------------------------------------------------
     def reset(self, decks=None, dealers=None, lanes=None, seed: int | None = None) -> None:
@@ -453,7 +417,7 @@ class BatchedSproyte:
         ok = self._mask[idx, np.where(inrange, a, 0)].astype(bool) & inrange
         if not ok.all():
             j = int(np.argmin(ok))
-            self._raise_illegal(int(idx[j]), a[j])
+            self.raise_illegal(int(idx[j]), a[j])
         self._mask = None
         self.rewards.fill(0.0)
         np.equal(self._phase, OVER, out=self.terminal)  # lanes left over (autoreset=False) stay terminal
@@ -476,12 +440,6 @@ class BatchedSproyte:
             m = ar == code
             if m.any():
                 fn(R[m])
-
-    def _raise_illegal(self, lane: int, action) -> None:
-        action = action.item() if hasattr(action, "item") else action
-        names = [ACTION_NAMES[x] for x in self.legal_actions(lane)]
-        label = ACTION_NAMES[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else action
-        raise BatchedIllegalActionError(lane, f"player_{int(self._cp[lane])}", label, names)
 
     def _discard(self, X: np.ndarray, c: np.ndarray) -> None:
         s = self._cp[X]
@@ -780,6 +738,9 @@ class BatchedSproyte:
         if self._final is None:
             return np.zeros(0, dtype=np.int64), {k: np.zeros((0, N), np.int64) for k in self._info(self._all[:0])}
         return self._final["lanes"], self._final["info"]
+
+    def lane_infos(self, lanes, seats) -> list[dict]:
+        return [self.lane_info(int(i), int(s)) for i, s in zip(lanes, seats, strict=True)]
 
     def lane_info(self, lane: int, seat: int) -> dict:
         """``SproyteEngine.info(seat)`` of one lane: the same keys and types (names for the

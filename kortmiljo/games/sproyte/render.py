@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...core.cards import SUIT_SYMBOLS, cards_str
-
-if TYPE_CHECKING:
-    from .rules import SproyteEngine
+from .game import CONTRACT_NAMES, Phase
 
 _ROLE = {0: "dealer", 1: "forhånd", 2: "middle"}
 
 
-def render(e: SproyteEngine, viewer: int | None) -> str:
-    from .rules import CONTRACT_NAMES, Phase
-
+def render(e, viewer: int | None) -> str:
+    """The table as ``viewer`` sees it (None: the public view); ``e`` is a Sprøyte state."""
     d = e.deck
     over = e.phase == Phase.OVER
     contract = CONTRACT_NAMES[e.contract]

@@ -77,159 +77,42 @@ from __future__ import annotations
 import copy
 from bisect import insort
 from collections.abc import Sequence
-from enum import IntEnum
 
 import numpy as np
 
-from ...core.cards import FRENCH, FRENCH_CODES, FRENCH_NO_TWOS, SUITS
-from ...core.engine import Engine, Option, int_in, one_of, winners_rewards
-from ...core.errors import ConfigError
-from ...core.layout import Layout
+from ...core.cards import SUITS
+from ...core.engine import Engine, winners_rewards
 from ...core.tricks import follow_suit_legal, trick_winner_trump
-
-VARIANTS = ("vanlig", "variasjon", "tretten")
-N = 3  # Sprøyte is a game for three
-
-# The action table, the same for every configuration (indices are stable).
-DISCARD0 = 0  # discard:XX = card index (0–51)
-DONE = 52
-TAKE_TALON = 53
-KEEP = 54
-PLAY0 = 55  # play:XX = 55 + card index (55–106)
-ACTION_NAMES: tuple[str, ...] = (
-    tuple(f"discard:{c}" for c in FRENCH_CODES)
-    + ("done", "take_talon", "keep")
-    + tuple(f"play:{c}" for c in FRENCH_CODES)
+from .game import (
+    CONTRACT_NAMES,
+    DISCARD0,
+    DONE,
+    KEEP,
+    LOC_HAND,
+    LOC_NOT_IN_DECK,
+    LOC_OUT,
+    LOC_PILE,
+    LOC_TABLE,
+    LOC_TALON,
+    LOC_WON,
+    MAX_PILE,
+    MAX_POINTS,
+    MAX_TRICKS,
+    NUM_ACTIONS,
+    PLAY0,
+    ROTATION,
+    TAKE_TALON,
+    TRUMP,
+    N,
+    Phase,
+    contract_of_shown,
+    deal_points,
 )
-NUM_ACTIONS = len(ACTION_NAMES)
-
-TRUMP, GRAND, NULLO = 0, 1, 2
-CONTRACT_NAMES = ("trump", "grand", "nullo")
-ROTATION = (3, 0, 1, 2)  # suit indices (S H D C = 0 1 2 3) of deals 1, 2, 3, 4: ♣ ♠ ♥ ♦
-DEFAULT_QUOTA = {"vanlig": (5, 4, 3), "variasjon": (8, 5, 3), "tretten": (0, 0, 0)}
-PAR = 4  # tricks that score nothing
-
-# Location codes of ``locations()``.
-LOC_HAND = 0  # + seat
-LOC_OUT = 10  # + seat: discarded by that seat (or its old hand after a talon swap)
-LOC_PILE = 20  # still in the exchange pile
-LOC_TALON = 21
-LOC_TABLE = 30  # + seat: in the trick on the table, played by that seat
-LOC_WON = 40  # + seat: in a trick won by that seat
-LOC_NOT_IN_DECK = 99  # the twos in vanlig
-
-# Observation scales (so that every entry lies in [0, 1]).
-MAX_TRICKS = 13
-MAX_POINTS = MAX_TRICKS - PAR
-MAX_PILE = 16
-MAX_HAND = 13
-
-
-class Phase(IntEnum):
-    EXCHANGE = 0
-    TALON = 1
-    PLAY = 2
-    OVER = 3
-
-
-def deal_points(tricks: int, contract: int) -> int:
-    """Points of one deal: tricks over four (trump, grand) or under four (nullo)."""
-    return max(0, PAR - tricks) if contract == NULLO else max(0, tricks - PAR)
-
-
-def contract_of_shown(card: int) -> tuple[int, int | None]:
-    """``variasjon``: (contract, trump suit) from the shown card. 2–5 nullo, 6–10 trump, J–A grand."""
-    r = card % 13  # 0 = ace, 1 = two … 9 = ten, 10 = jack, 11 = queen, 12 = king
-    if 1 <= r <= 4:
-        return NULLO, None
-    if 5 <= r <= 9:
-        return TRUMP, card // 13
-    return GRAND, None
-
-
-def _quota_ok(v) -> bool:
-    return v is None or (isinstance(v, (tuple, list)) and len(v) == 3 and all(int_in(0)(x) for x in v))
-
-
-def _trump_ok(v) -> bool:
-    return v is None or (isinstance(v, str) and len(v) == 1 and v.upper() in SUITS)
+from .render import render
 
 
 class SproyteEngine(Engine):
     NAME = "sproyte"
-    ENV_NAME = "sproyte_v0"
-    OPTIONS = {
-        "variant": Option("vanlig", one_of(*VARIANTS), '"vanlig" (default), "variasjon" or "tretten"'),
-        "exchange_quota": Option(
-            None, _quota_ok, "None (the variant's 5/4/3 or 8/5/3) or three non-negative ints (forhånd, middle, dealer)"
-        ),
-        "trump": Option(None, _trump_ok, 'None (rotating ♣ ♠ ♥ ♦ by deal) or a suit letter "S", "H", "D" or "C"'),
-        "match_to": Option(None, lambda v: v is None or int_in(1)(v), "None (one deal) or a positive int such as 10"),
-        "reward": Option("relative", one_of("relative", "raw"), '"relative" (default) or "raw"'),
-        "num_players": Option(3, one_of(3), "3 (Sprøyte is a game for three)"),
-    }
-
-    def __init__(self, **options):
-        super().__init__(**options)
-        cfg = self.config
-        self.num_players = N
-        self.variant = cfg["variant"]
-        if self.variant == "tretten" and cfg["exchange_quota"] is not None:
-            raise ConfigError(
-                "sproyte: exchange_quota is not allowed with variant='tretten' (it has a talon, no exchange pile)"
-            )
-        if self.variant == "variasjon" and cfg["trump"] is not None:
-            raise ConfigError(
-                "sproyte: trump= is not allowed with variant='variasjon' (the shown card decides the trump)"
-            )
-        self.deck = FRENCH_NO_TWOS if self.variant == "vanlig" else FRENCH
-        self.tretten = self.variant == "tretten"
-        self.hand_size = 13 if self.tretten else 12
-        self.num_tricks = self.hand_size
-        self.quota = tuple(int(x) for x in (cfg["exchange_quota"] or DEFAULT_QUOTA[self.variant]))
-        self.fixed_trump = SUITS.index(cfg["trump"].upper()) if cfg["trump"] is not None else None
-        self.match_to = cfg["match_to"]
-        self.raw_reward = cfg["reward"] == "raw"
-        self.action_names = ACTION_NAMES
-        self._build_action_index()
-        self._deck_mask = np.zeros(52, dtype=np.int8)
-        self._deck_mask[list(self.deck.cards)] = 1
-        self._build_layout()
-
-    # ---- layout ---------------------------------------------------------------
-    def _build_layout(self) -> None:
-        L = Layout()
-        self.o_hand = L.add("hand", 52, "own hand (card bits, index 13·suit + rank)")
-        self.o_contract = L.add("contract", 3, "one-hot contract: trump, grand, nullo")
-        self.o_trump = L.add("trump", 4, "one-hot trump suit S H D C (all 0 in grand and nullo)")
-        self.o_shown = L.add("shown", 52, "the card shown after the cut (variasjon), one-hot; else 0")
-        self.o_shown_holder = L.add(
-            "shown_holder", 3, "relative seat whose draw reached the shown card at the pile bottom (variasjon), one-hot"
-        )
-        self.o_phase = L.add("phase", 4, "one-hot phase: exchange, talon offer, play, over")
-        self.o_to_move = L.add("to_move", 3, "one-hot relative seat on move (0 = self; all 0 when over)")
-        self.o_dealer = L.add("seat_from_dealer", 3, "one-hot (seat − dealer) mod 3: 0 dealer, 1 forhånd, 2 middle")
-        self.o_pile = L.add("pile_left", 1, "cards left in the exchange pile / 16")
-        self.o_ex_left = L.add("exchange_left", 1, "cards the seat on move may still discard now / 12 (exchange phase)")
-        self.o_exchanged = L.add("exchanged", 3, "cards each relative seat has discarded (and drawn) this deal / 12")
-        self.o_ex_done = L.add("exchange_done", 3, "1 for each relative seat that has finished its exchange")
-        self.o_out = L.add("own_out", 52, "own cards out of play: own discards, or the old hand after taking the talon")
-        self.o_talon_keep = L.add("talon_kept", 3, "1 for each relative seat that declined the talon (tretten)")
-        self.o_talon_took = L.add("talon_taken", 3, "1 for the relative seat that took the talon (tretten)")
-        self.o_trick = L.add("trick", 3 * 52, "current trick: for relative seats 0, 1, 2 the card it played (one-hot)")
-        self.o_leader = L.add("leader", 3, "one-hot relative seat that leads the current trick (play phase)")
-        self.o_last = L.add("last_trick", 3 * 52, "the previous completed trick, per relative seat (one-hot)")
-        self.o_played = L.add("played", 3 * 52, "every card each relative seat has played this deal")
-        self.o_voids = L.add("voids", 3 * 4, "relative seat × suit: 1 where that seat failed to follow that suit")
-        self.o_tricks = L.add("tricks_won", 3, "tricks won this deal per relative seat / 13")
-        self.o_points = L.add("deal_points", 3, "points per relative seat if the deal ended now / 9")
-        self.o_match = L.add("match_points", 3, "match totals per relative seat / match_to (0 outside a match)")
-        self.layout = L
-        self.obs_size = L.size
-        self._base = [s * L.size for s in range(N)]
-        # flat offset, per observer, of the 52-wide block of subject seat s (relative seat order)
-        self._blocks = [tuple(o * L.size + 52 * ((s - o) % N) for o in range(N)) for s in range(N)]
-
     # ---- episode --------------------------------------------------------------
     def _start(self, deck, dealer):
         self.totals = [0] * N
@@ -350,15 +233,8 @@ class SproyteEngine(Engine):
             mask[legal] = 1
         return mask
 
-    def step(self, action: int) -> None:
-        # Engine.step without the list copy: the same check before any mutation
-        legal = self._legal_list()
-        if action not in legal:
-            self.raise_illegal(action, list(legal))
-        self.rewards = [0.0, 0.0, 0.0]
-        a = int(action)
-        self.history.append((self.current_player, a))
-        self._apply(a)
+    def is_legal(self, action: int) -> bool:
+        return action in self._legal_list()
 
     def _apply(self, action: int) -> None:
         s = self.current_player
@@ -680,8 +556,6 @@ class SproyteEngine(Engine):
         }
 
     def render(self, viewer: int | None = None) -> str:
-        from .render import render
-
         return render(self, viewer)
 
     # ---- search support ---------------------------------------------------------
