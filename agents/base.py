@@ -1,51 +1,69 @@
-"""The policy interface shared by scripted baselines, search and trained agents.
+"""What agents share: the policy protocol (from :mod:`kortmiljo.core.policy`) and batch helpers.
 
 A policy maps one agent's own observation (the env's dict with ``observation``,
-``action_mask`` and ``unseen``) to a legal action index. It owns a seeded RNG so
-that results are reproducible and independent of the global RNGs. Policies that
-search (``needs_engine = True``) also receive the live engine, and may only call
-``engine.resample(seat, rng)`` on it (tests check that their decisions do not
-depend on the hidden cards).
+``action_mask`` and ``unseen``) to a legal action index, for a configured game. It owns a
+seeded RNG so that results are reproducible and independent of the global RNGs. Policies
+that search (``needs_engine = True``) also receive the live state, and may only call
+``state.resample(seat, rng)`` on it (tests check that their decisions do not depend on the
+hidden cards).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
-from kortmiljo.core.engine import Engine
+from kortmiljo.core.policy import Policy, RandomPolicy, row
+
+__all__ = ["AgentSpec", "Heuristic", "Policy", "RandomPolicy", "choose_from_logits", "lowest_legal", "row"]
+
+# Search settings of a game without its own (see agents/search.py): a few worlds, a two-error gate.
+GENERIC_SEARCH = {"worlds": 8, "step_budget": None, "max_worlds": 8, "confidence": 2.0}
 
 
-class Policy(ABC):
-    """Base class: ``act(obs) -> action``; ``act_batch`` for many observations at once."""
+class Heuristic(Policy):
+    """A scripted baseline, with what search (``agents/search.py``) needs of its rollout policy.
 
-    name: str = "policy"
-    needs_engine: bool = False
+    A game's heuristic overrides what it can do better than these defaults: per-stage search
+    settings and the stage of a decision, a fast ``act_seat`` read from a state, a belief
+    (``sample_world``, ``world_weight``) and batched rollouts.
+    """
 
-    def __init__(self, engine: Engine, seed: int | None = None):
-        # ``engine`` is a template of the game and configuration (layout, actions, deck);
-        # policies must not read its state.
-        self.spec = engine
-        self.rng = np.random.default_rng(seed)
+    search_settings: dict[str, dict] = {"*": GENERIC_SEARCH}
+    stages: dict[str, str] = {}  # action name (the part before ":") -> decision stage
+    last_steps = 0  # row-steps the last rollout_batch played (what a search spends)
 
-    def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
+    def stage_of(self, action_names: list[str]) -> str:
+        """The decision stage (a key of ``search_settings``) of a decision with these legal actions:
+        the stage of the first action whose name (before ``:``, or ``bet:`` for a sized bet) is in
+        ``stages``; ``"*"`` otherwise."""
+        for name in action_names:
+            head, sep, _ = name.partition(":")
+            key = head + sep if head + sep in self.stages else head
+            if key in self.stages:
+                return self.stages[key]
+        return "*"
 
-    @abstractmethod
-    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
-        """A legal action for the agent whose observation this is."""
+    def act_seat(self, state: Any, seat: int) -> int:
+        """The decision of :meth:`act` for the seat on move of ``state`` (a search rollout's step)."""
+        return self.act(state.observation(seat))
 
-    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """Actions for a batch (arrays with a leading axis); default: one by one."""
-        n = len(obs["action_mask"])
-        return np.array([self.act(row(obs, i)) for i in range(n)], dtype=np.int64)
+    def sample_world(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
+        """A world consistent with what ``seat`` knows: by default the uniform ``resample``."""
+        return state.resample(seat, rng)
+
+    def world_weight(self, world: Any, seat: int) -> float:
+        """How likely the others' play so far is in ``world`` (importance weight; default 1)."""
+        return 1.0
+
+    def rollout_batch(self, states: list, seat: int, first_actions: list[int], score: str = "reward"):
+        """Many rollouts at once, or None where the heuristic has no batched form (the default)."""
+        return None
 
 
-def row(obs: dict[str, np.ndarray], i: int) -> dict[str, np.ndarray]:
-    """Row ``i`` of a batch of observations, as one observation."""
-    return {k: v[i] for k, v in obs.items()}
+class RandomRollout(Heuristic, RandomPolicy):
+    """Uniform random play as a rollout policy, for games without a heuristic."""
 
 
 def choose_from_logits(logits: np.ndarray, deterministic: bool, rng: np.random.Generator) -> np.ndarray:
@@ -68,31 +86,6 @@ def lowest_legal(mask: np.ndarray) -> np.ndarray:
     if none.any():
         raise ValueError(f"no legal action in row {int(np.argmax(none))} of the batch's action_mask")
     return mask.argmax(axis=1).astype(np.int64)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
-
-
-class RandomPolicy(Policy):
-    """Uniform over the legal actions."""
-
-    name = "random"
-
-    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
-        legal = np.flatnonzero(obs["action_mask"])
-        if len(legal) == 0:
-            raise ValueError("no legal action in the observation's action_mask")
-        return int(legal[self.rng.integers(len(legal))])
-
-    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        mask = np.asarray(obs["action_mask"], dtype=np.float64)
-        u = self.rng.random(mask.shape) * mask  # argmax of uniform noise on legal entries
-        u[mask == 0] = -1.0
-        return u.argmax(axis=1)
-
-
-def game_of(engine: Engine) -> str:
-    return engine.NAME
 
 
 AgentSpec = Any  # a name like "heuristic" or "ppo:runs/x/model.zip", or a Policy instance

@@ -49,8 +49,11 @@ from math import exp
 import numpy as np
 
 from kortmiljo.core.engine import Engine
+from kortmiljo.core.game import Game
 
-from .base import Policy, lowest_legal, row
+from .base import Heuristic, lowest_legal, row
+
+GAME = "femkortskille"
 
 KNOCK, PASS, LURA, PLAY0 = 0, 1, 2, 3
 PHASE_BID, PHASE_DECIDE, PHASE_EXCHANGE, PHASE_BETTING, PHASE_PLAY = 0, 1, 2, 3, 4
@@ -134,7 +137,7 @@ def p_win(
     return wins / samples
 
 
-class FemkortskilleHeuristic(Policy):
+class FemkortskilleHeuristic(Heuristic):
     """A scripted Femkortskille player: lowest legal card in tricks, Monte Carlo chances for bids."""
 
     name = "heuristic_v0"
@@ -142,9 +145,33 @@ class FemkortskilleHeuristic(Policy):
     knock_prob = KNOCK_PROB
     min_top = KNOCKER_MIN_TOP
 
-    def __init__(self, engine: Engine, seed: int | None = None, samples: int = SAMPLES):
-        super().__init__(engine, seed)
-        e = engine
+    # search_v0 in Femkortskille (agents/search.py says why): only the tricks are searched, with
+    # weighted worlds and a one-standard-error gate; bids, exchange and betting are this heuristic's
+    search_settings = {
+        "play": {"worlds": 32, "step_budget": 4_000, "max_worlds": 400, "confidence": 1.0, "sample_cost": 10},
+        "*": {"search": False},
+    }
+    stages = {
+        "play": "play",
+        "knock": "bid",
+        "pass": "bid",
+        "lura": "bid",
+        "show": "bid",
+        "bet:": "bid",  # auktion bets (poker's plain "bet" is a betting-round action)
+        "discard": "exchange",
+        "done": "exchange",
+        "check": "betting",
+        "bet": "betting",
+        "call": "betting",
+        "raise": "betting",
+        "fold": "betting",
+    }
+
+    def __init__(self, game: Game, seed: int | None = None, samples: int = SAMPLES):
+        super().__init__(game, seed)
+        e = self.game
+        if e.name != GAME:
+            raise ValueError(f"FemkortskilleHeuristic plays {GAME}, not {e.name}")
         self.n = e.num_players
         L = e.layout
         self._seg = {s.name: L[s.name] for s in L.segments}
@@ -225,8 +252,7 @@ class FemkortskilleHeuristic(Policy):
             return int(legal[0])
         if int(engine.phase) == PHASE_PLAY:
             return int(min(legal))
-        mask = engine.legal_mask()
-        return self.act({"observation": engine.observe(seat), "action_mask": mask, "unseen": engine.unseen(seat)})
+        return self.act(engine.observation(seat))
 
     def world_weight(self, world: Engine, seat: int) -> float:
         """How likely the other players' bids are, given the cards a resampled ``world`` dealt
@@ -336,3 +362,6 @@ def _binom(m: int, j: int, q: float) -> float:
     from math import comb
 
     return comb(m, j) * q**j * (1 - q) ** (m - j)
+
+
+AGENTS = {"heuristic_v0": FemkortskilleHeuristic}  # found by agents.registry

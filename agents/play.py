@@ -20,10 +20,12 @@ from typing import TextIO
 
 import numpy as np
 
-from kortmiljo.registry import env_module
+from kortmiljo.core.game import Game
+from kortmiljo.core.options import parse_options
+from kortmiljo.core.registry import game_names, load_game
+from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
 from .registry import make_agent
-from .tournament import parse_config
 
 
 class _Quit(Exception):
@@ -73,7 +75,7 @@ def _fmt(x) -> str:
 
 
 def play(
-    game: str,
+    game: Game | str,
     opponents: list[str],
     seat: int = 0,
     seed: int | None = None,
@@ -84,8 +86,8 @@ def play(
     """One game in the terminal; returns the exit status (0 also when the person quits)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    config = dict(config or {})
-    env = env_module(game).env(**config)
+    g = load_game(game, **(config or {})) if isinstance(game, str) else game
+    env = OrderEnforcing(CardGameEnv(g))
     engine = env.unwrapped.engine
     n = len(env.possible_agents)
     if not 0 <= seat < n:
@@ -98,10 +100,10 @@ def play(
     names = {}
     for j, s in enumerate(others):
         spec = opponents[j % len(opponents)]
-        policies[s] = make_agent(spec, game, config, seed=seed + 1 + s)
+        policies[s] = make_agent(spec, g, seed=seed + 1 + s)
         names[s] = spec
     env.reset(seed=seed)
-    stdout.write(f"{game}: you are player_{seat}; opponents: ")
+    stdout.write(f"{g.name}: you are player_{seat}; opponents: ")
     stdout.write(", ".join(f"player_{s} = {names[s]}" for s in others) + f"  (seed {seed})\n")
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     totals = [0.0] * n
@@ -149,20 +151,27 @@ def play(
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kortmiljo play", description="Play a game against agents in the terminal.")
-    p.add_argument("game", help="spokelse, sproyte or femkortskille")
+    p.add_argument("game", help=f"the game: {', '.join(game_names())}")
     p.add_argument(
         "--opponents", nargs="+", default=["heuristic"], help="agents for the other seats, cycled (default heuristic)"
     )
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random)")
-    p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="game options, e.g. num_players=3")
+    p.add_argument(
+        "--config",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game options, e.g. num_players=3 exchange_quota=5,4,3",
+    )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return play(args.game, args.opponents, args.seat, args.seed, parse_config(args.config))
+        return play(args.game, args.opponents, args.seat, args.seed, parse_options(args.config))
     except ValueError as err:
         print(f"kortmiljo play: {err}", file=sys.stderr)
         return 2

@@ -16,8 +16,8 @@ For each decision with more than one legal action:
 3. Pick the action with the best (weighted) mean score, but leave the heuristic's own
    move only on evidence where ``confidence`` > 0 (below).
 
-**Stages.** Settings are per game and per decision stage (:data:`DEFAULTS`,
-:func:`stage_of`: the stage is read off the names of the legal actions, e.g. ``play``,
+**Stages.** Settings are per game and per decision stage (the heuristic's
+``search_settings`` and ``stage_of``: the stage is read off the names of the legal actions, e.g. ``play``,
 ``exchange``, ``talon`` in Sprøyte, ``bid`` and ``play`` in Femkortskille): how many
 worlds, the step budget, the confidence gate, or ``search=False`` to take the
 heuristic's move without searching where search was measured not to help.
@@ -105,80 +105,30 @@ from collections.abc import Callable
 import numpy as np
 
 from kortmiljo.core.engine import Engine
+from kortmiljo.core.game import Game
 
-from .base import Policy, RandomPolicy
+from .base import GENERIC_SEARCH, Heuristic, Policy, RandomPolicy, RandomRollout
 
-# Settings per game and decision stage (see :func:`stage_of`): ``worlds`` per decision, then
-# more worlds while the rollout steps stay within ``step_budget`` (up to ``max_worlds``);
-# ``confidence``: standard errors the best action must beat the heuristic's move by;
-# ``search=False``: take the heuristic's move without searching. Sized by measurement.
-SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout steps (per game below)
-DEFAULTS: dict[str, dict[str, dict]] = {
-    "spokelse": {"*": {"worlds": 40, "step_budget": 12_000, "max_worlds": 400, "confidence": 2.0}},
-    "sproyte": {
-        "play": {"worlds": 16, "step_budget": 5_000, "max_worlds": 300, "confidence": 0.0, "sample_cost": 25},
-        "exchange": {"search": False},
-        "talon": {"worlds": 24, "step_budget": None, "max_worlds": 24, "confidence": 2.0},
-    },
-    "femkortskille": {
-        "play": {"worlds": 32, "step_budget": 4_000, "max_worlds": 400, "confidence": 1.0, "sample_cost": 10},
-        "*": {"search": False},
-    },
-}
-GENERIC = {"worlds": 8, "step_budget": None, "max_worlds": 8, "confidence": 2.0}
-
-# the decision stage, from the name of a legal action (the part before ":")
-STAGE_OF_ACTION = {
-    "sproyte": {"play": "play", "discard": "exchange", "done": "exchange", "take_talon": "talon", "keep": "talon"},
-    "femkortskille": {
-        "play": "play",
-        "knock": "bid",
-        "pass": "bid",
-        "lura": "bid",
-        "show": "bid",
-        "bet:": "bid",  # auktion bets (poker's plain "bet" is a betting-round action)
-        "discard": "exchange",
-        "done": "exchange",
-        "check": "betting",
-        "bet": "betting",
-        "call": "betting",
-        "raise": "betting",
-        "fold": "betting",
-    },
-}
+SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout steps (a stage may say otherwise)
+GENERIC = GENERIC_SEARCH
 
 
-def stage_of(game: str, action_names: list[str]) -> str:
-    """The decision stage of a decision with these legal actions ("*" where the game has none)."""
-    table = STAGE_OF_ACTION.get(game)
-    if not table:
-        return "*"
-    for name in action_names:
-        key = name.split(":")[0]
-        if key == "bet" and ":" in name:
-            key = "bet:"
-        if key in table:
-            return table[key]
-    return "*"
-
-
-def rollout_policy_for(engine: Engine, seed: int | None = None) -> Policy:
+def rollout_policy_for(game: Game, seed: int | None = None) -> Heuristic:
     """The game's heuristic if it has one registered, else uniform random play."""
     from .registry import make_agent
 
     try:
-        return make_agent("heuristic", engine.NAME, dict(engine.config), seed=seed)
+        policy = make_agent("heuristic", game, seed=seed)
     except ValueError:
-        return RandomPolicy(engine, seed)
+        return RandomRollout(game, seed)
+    if not isinstance(policy, Heuristic):
+        raise TypeError(f"{policy!r} is registered as {game.name}'s heuristic but is not an agents.base.Heuristic")
+    return policy
 
 
 def observation_of(engine: Engine, seat: int) -> dict[str, np.ndarray]:
     """The env-style observation dict of ``seat`` on the engine (mask only for the mover)."""
-    if seat == engine.current_player and not (engine.terminal or engine.truncated):
-        mask = engine.legal_mask()
-    else:
-        mask = np.zeros(len(engine.action_names), dtype=np.int8)
-    return {"observation": engine.observe(seat), "action_mask": mask, "unseen": engine.unseen(seat)}
+    return engine.observation(seat)
 
 
 class SearchPolicy(Policy):
@@ -189,7 +139,7 @@ class SearchPolicy(Policy):
 
     def __init__(
         self,
-        engine: Engine,
+        game: Game,
         seed: int | None = None,
         worlds: int | None = None,
         rollouts: int = 1,
@@ -203,11 +153,11 @@ class SearchPolicy(Policy):
         stages: dict[str, dict] | None = None,
         sample_world: Callable[[Engine, int, np.random.Generator], Engine] | None = None,
     ):
-        super().__init__(engine, seed)
-        self.game = engine.NAME
-        # per-stage settings: the game's defaults, then ``stages``, then the plain keyword
+        super().__init__(game, seed)
+        self.rollout_policy = rollout_policy_for(self.game, seed)
+        # per-stage settings: the heuristic's, then ``stages``, then the plain keyword
         # arguments (which apply to every stage)
-        table = {k: dict(v) for k, v in DEFAULTS.get(self.game, {"*": GENERIC}).items()}
+        table = {k: dict(v) for k, v in self.rollout_policy.search_settings.items()}
         for stage, over in (stages or {}).items():
             table.setdefault(stage, dict(table.get("*", GENERIC))).update(over)
         for cfg in table.values():
@@ -239,21 +189,23 @@ class SearchPolicy(Policy):
             raise ValueError(f"score must be 'reward' or 'points', got {score!r}")
         self.score = score
         self.max_rollout_steps = int(max_rollout_steps)
-        self.rollout_policy = rollout_policy_for(engine, seed)
-        self._fast = getattr(self.rollout_policy, "act_seat", None)
-        self._is_random = isinstance(self.rollout_policy, RandomPolicy)
-        self._batch = getattr(self.rollout_policy, "rollout_batch", None)
-        sampler = getattr(self.rollout_policy, "sample_world", None) if belief else None
+        rp = self.rollout_policy
+        self._is_random = isinstance(rp, RandomPolicy)
         # ``sample_world`` replaces the belief (diagnostics only, e.g. a perfect-belief bound in
         # benchmarks/spokelse_ceiling.py: a sampler that reads hidden cards makes search cheat)
-        self._sample = sample_world or sampler or (lambda engine, seat, rng: engine.resample(seat, rng))
-        self._weigh = getattr(self.rollout_policy, "world_weight", None) if belief else None
+        if sample_world is not None:
+            self._sample = sample_world
+        elif belief:
+            self._sample = rp.sample_world
+        else:
+            self._sample = Heuristic.sample_world.__get__(rp)  # the uniform resample
+        self._weigh = rp.world_weight if belief else None
         self.last_weights = np.ones(0)  # weight of each column of the last search's scores
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
         self.last_stage = ""
 
     def stage_settings(self, actions: list[int]) -> tuple[str, dict]:
-        stage = stage_of(self.game, [self.spec.action_names[a] for a in actions])
+        stage = self.rollout_policy.stage_of([self.game.action_names[a] for a in actions])
         return stage, self.settings.get(stage, self.settings.get("*", GENERIC))
 
     def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
@@ -332,13 +284,13 @@ class SearchPolicy(Policy):
         weights = np.repeat([float(weigh(world, seat)) if weigh else 1.0 for world in worlds], R)
         if not weights.sum() > 0:
             weights[:] = 1.0
-        if self._batch is not None:
-            states = [world for world in worlds for _ in actions]
-            kw = {"score": self.score} if self.score != "reward" else {}
-            got = self._batch(states, seat, [a for _ in worlds for a in actions], **kw)
-            if got is not None:  # deterministic rollouts: every repeat would give the same score
-                steps = int(getattr(self.rollout_policy, "last_steps", 0))
-                return np.repeat(got.reshape(W, len(actions)).T, R, axis=1), steps, weights
+        # a heuristic with batched rollouts answers; the others return None
+        states = [world for world in worlds for _ in actions]
+        kw = {"score": self.score} if self.score != "reward" else {}
+        got = self.rollout_policy.rollout_batch(states, seat, [a for _ in worlds for a in actions], **kw)
+        if got is not None:  # deterministic rollouts: every repeat would give the same score
+            steps = int(self.rollout_policy.last_steps)
+            return np.repeat(got.reshape(W, len(actions)).T, R, axis=1), steps, weights
         out = np.zeros((len(actions), W * R))
         self._steps = 0
         for w, world in enumerate(worlds):
@@ -354,11 +306,11 @@ class SearchPolicy(Policy):
     def _rollout(self, sim: Engine, seat: int, action: int) -> float:
         sim.step(action)
         total = sim.rewards[seat]
-        policy, fast = self.rollout_policy, self._fast
+        fast = self.rollout_policy.act_seat
         steps = 0
         while not (sim.terminal or sim.truncated) and steps < self.max_rollout_steps:
             s = sim.current_player
-            a = fast(sim, s) if fast is not None else policy.act(observation_of(sim, s))
+            a = fast(sim, s)
             sim.step(a)
             total += sim.rewards[seat]
             steps += 1
@@ -366,4 +318,4 @@ class SearchPolicy(Policy):
         return float(total)
 
 
-__all__ = ["SearchPolicy", "DEFAULTS", "rollout_policy_for", "observation_of"]
+__all__ = ["SearchPolicy", "rollout_policy_for", "observation_of"]

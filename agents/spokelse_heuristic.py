@@ -53,9 +53,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from kortmiljo.core.engine import Engine
-from kortmiljo.games.spokelse.rules import DISCARD, DRAW, SWAP0, TAKE, Phase, card_points
+from kortmiljo.core.game import Game
+from kortmiljo.games.spokelse.game import DISCARD, DRAW, SWAP0, TAKE, Phase, card_points
 
-from .base import Policy, lowest_legal
+from .base import Heuristic, lowest_legal
+
+GAME = "spokelse"
 
 _EPS = 1e-9
 
@@ -75,21 +78,26 @@ class View:
     turns_left: int = 0  # the max_turns variant: turns left in the round counting this one (0: no cap)
 
 
-class SpokelseHeuristic(Policy):
+class SpokelseHeuristic(Heuristic):
     """Expected-value Spøkelse player (see the module docstring)."""
 
     name = "heuristic_v0"
 
+    # search_v0 in Spøkelse: deviate from this heuristic only on two standard errors of evidence
+    # (agents/search.py says why)
+    search_settings = {"*": {"worlds": 40, "step_budget": 12_000, "max_worlds": 400, "confidence": 2.0}}
+
     def __init__(
         self,
-        engine: Engine,
+        game: Game,
         seed: int | None = None,
         offer_weight: float = 0.1,
         late_take: tuple[int, float] = (0, 0.0),
     ):
-        super().__init__(engine, seed)
-        if engine.NAME != "spokelse":
-            raise ValueError(f"SpokelseHeuristic plays spokelse, not {engine.NAME}")
+        super().__init__(game, seed)
+        engine = self.game
+        if engine.name != GAME:
+            raise ValueError(f"SpokelseHeuristic plays {GAME}, not {engine.name}")
         self.n = engine.num_players
         self.points = card_points(engine.config["jack_points"])
         self._pts = self.points.tolist()
@@ -132,21 +140,17 @@ class SpokelseHeuristic(Policy):
     def view_from_engine(self, e, seat: int) -> View:
         """The same view as :meth:`view_from_obs`, read from a Spøkelse engine for ``seat``."""
         n = self.n
-        over = e.phase == Phase.OVER
-        own = [c if (k or over) else -1 for c, k in zip(e.slots[seat], e.owner_known[seat], strict=True)]
-        opp = []
-        for rel in range(1, n):
-            s = (seat + rel) % n
-            opp.append([c if (p or over) else -1 for c, p in zip(e.slots[s], e.public[s], strict=True)])
-        hand = e.hand if e.hand >= 0 and (seat == e.current_player or not e.hand_from_stock) else -1
+        k = e.num_slots
+        own = [e.slot_as_seen(seat, seat, i) for i in range(k)]
+        opp = [[e.slot_as_seen(seat, (seat + rel) % n, i) for i in range(k)] for rel in range(1, n)]
         return View(
             own=own,
-            hand=hand,
+            hand=e.hand_as_seen(seat),
             from_stock=e.hand >= 0 and e.hand_from_stock,
             top=e.discard[-1] if e.discard else -1,
             phase=int(e.phase),
             stock_left=len(e.stock),
-            unseen=e._unseen[seat],
+            unseen=e.unseen(seat),
             opp=opp,
             turns_left=self.max_turns - e.turn if self.max_turns else 0,
         )
@@ -299,10 +303,9 @@ class SpokelseHeuristic(Policy):
         for (o, i), c in zip(places, [chosen[j] for j in rng.permutation(len(chosen))], strict=True):
             world.slots[o][i] = c
         world.stock = [rest[j] for j in rng.permutation(len(rest))]
-        for v in range(self.n):
-            world._unseen[v] = world.reference_unseen(v)
-        if world.match_to is not None:  # rolled out step by step on the engine: rebuild its views
-            world._refresh()
+        # every seat's knowledge follows the new cards; the observation buffers too where the world
+        # is rolled out step by step on the engine (a match; batched rollouts read no observation)
+        world.refresh_views(observations=world.match_to is not None)
         return world
 
     # ---- batched rollouts ---------------------------------------------------------------
@@ -439,7 +442,7 @@ class _Batch:
         b.public = np.array([e.public for e in states], dtype=bool).reshape(B, n, k)
         b.turn = np.array([e.turn for e in states], dtype=np.int64)
         b.max_turns = states[0].max_turns or 0
-        b.unseen = np.array([e._unseen for e in states], dtype=bool).reshape(B, n, 52)
+        b.unseen = np.array([[e.unseen(v) for v in range(n)] for e in states], dtype=bool).reshape(B, n, 52)
         b.stock = np.zeros((B, 52), dtype=np.int64)
         b.pile = np.zeros((B, 53), dtype=np.int64)
         b.stock_len = np.array([len(e.stock) for e in states], dtype=np.int64)
@@ -530,4 +533,6 @@ class _Batch:
         return (total - mine) / (n - 1) - mine
 
 
-__all__ = ["SpokelseHeuristic", "View"]
+AGENTS = {"heuristic_v0": SpokelseHeuristic}  # found by agents.registry
+
+__all__ = ["AGENTS", "GAME", "SpokelseHeuristic", "View"]

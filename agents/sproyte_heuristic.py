@@ -43,10 +43,13 @@ from functools import cache
 import numpy as np
 
 from kortmiljo.core.engine import Engine
+from kortmiljo.core.game import Game
 from kortmiljo.core.tricks import ACE_HIGH
-from kortmiljo.games.sproyte.rules import DISCARD0, DONE, KEEP, NULLO, PLAY0, TAKE_TALON, TRUMP, Phase
+from kortmiljo.games.sproyte.game import DISCARD0, DONE, KEEP, NULLO, PLAY0, TAKE_TALON, TRUMP, Phase
 
-from .base import Policy, lowest_legal, row
+from .base import Heuristic, lowest_legal, row
+
+GAME = "sproyte"
 
 STRENGTH = [ACE_HIGH[c % 13] for c in range(52)]  # 0 = two … 12 = ace
 SUIT = [c // 13 for c in range(52)]
@@ -105,14 +108,25 @@ class View:
     tricks: list[int]  # per relative seat
 
 
-class SproyteHeuristic(Policy):
+class SproyteHeuristic(Heuristic):
     """Rule-based Sprøyte player (see the module docstring)."""
 
     name = "heuristic_v0"
 
-    def __init__(self, engine: Engine, seed: int | None = None, margin: float = 0.0, talon_margin: float = 0.2):
-        super().__init__(engine, seed)
-        L = engine.layout
+    # search_v0 in Sprøyte (agents/search.py says why): trick play searched with a plain argmax over
+    # enough worlds, the exchange left to this heuristic, the talon gated at two standard errors
+    search_settings = {
+        "play": {"worlds": 16, "step_budget": 5_000, "max_worlds": 300, "confidence": 0.0, "sample_cost": 25},
+        "exchange": {"search": False},
+        "talon": {"worlds": 24, "step_budget": None, "max_worlds": 24, "confidence": 2.0},
+    }
+    stages = {"play": "play", "discard": "exchange", "done": "exchange", "take_talon": "talon", "keep": "talon"}
+
+    def __init__(self, game: Game, seed: int | None = None, margin: float = 0.0, talon_margin: float = 0.2):
+        super().__init__(game, seed)
+        if self.game.name != GAME:
+            raise ValueError(f"SproyteHeuristic plays {GAME}, not {self.game.name}")
+        L = self.game.layout
         names = ("hand", "contract", "trump", "phase", "trick", "leader", "voids", "exchange_left", "tricks_won")
         self._sl = {k: L[k] for k in names}
         self.margin = margin
@@ -355,7 +369,7 @@ class SproyteHeuristic(Policy):
             trump=int(e.trump) if e.trump >= 0 else None,
             phase=phase,
             trick=list(e.trick),
-            unseen=e._unseen[seat],
+            unseen=e.unseen(seat),
             voids=[e.voids[s] for s in rel],
             exchange_left=int(e.ex_limit - e.ex_count[e.current_player]) if phase == Phase.EXCHANGE else 0,
             tricks=[int(e.tricks[s]) for s in rel],
@@ -381,7 +395,7 @@ class SproyteHeuristic(Policy):
         outs = [(world.out[o], i) for o in others for i in range(len(world.out[o]))]
         if not outs:
             return world
-        hidden = world._unseen[seat]
+        hidden = world.unseen(seat)
         partners = [(world.hands[o], i, o) for o in others for i, c in enumerate(world.hands[o]) if hidden[c]]
         partners += [(world.pile, i, -1) for i in range(world.pile_pos, len(world.pile)) if hidden[world.pile[i]]]
         if not partners:
@@ -589,3 +603,6 @@ class SproyteHeuristic(Policy):
 
         # the lowest of the least likely winners (measured better than shedding a high "safe" card)
         return min(legal, key=lambda c: (win_chance(c), STRENGTH[c]))
+
+
+AGENTS = {"heuristic_v0": SproyteHeuristic}  # found by agents.registry

@@ -45,58 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from kortmiljo.registry import env_module
+from kortmiljo.core.game import Game
+from kortmiljo.core.options import parse_options
+from kortmiljo.core.registry import game_names, load_game
+from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
 from .base import Policy
 from .registry import make_agent
-
-Z95 = 1.959963984540054
-# two-sided 95 % Student-t quantiles for 1…30 degrees of freedom
-_T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-# ---- statistics ---------------------------------------------------------------------
-def t95(df: int) -> float:
-    """The two-sided 95 % Student-t quantile (table to 30 df, Cornish–Fisher expansion beyond)."""
-    if df < 1:
-        return math.inf
-    if df <= 30:
-        return _T95[df - 1]
-    z = Z95
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / df + g2 / df**2 + g3 / df**3
-
-
-def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
-    """(mean, lo, hi): the mean with a Student-t 95 % interval (a point interval for one value)."""
-    x = np.asarray(values, dtype=np.float64)
-    if x.size == 0:
-        return (math.nan, math.nan, math.nan)
-    m = float(x.mean())
-    if x.size == 1:
-        return (m, m, m)
-    half = t95(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return (m, m - half, m + half)
-
-
-def wilson(wins: int, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (0, 1 for no trials)."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = wins / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    lo = 0.0 if wins == 0 else max(0.0, centre - half)  # the bounds are exact at the extremes
-    hi = 1.0 if wins == trials else min(1.0, centre + half)
-    return (lo, hi)
-
+from .stats import mean_ci, t95, wilson  # noqa: F401  (t95 and wilson are part of this module's API)
 
 # ---- seating ------------------------------------------------------------------------
 def seatings(num_agents: int, num_seats: int) -> list[list[int]]:
@@ -160,7 +116,7 @@ def play_game(
 
 
 def run_tournament(
-    game: str,
+    game: Game | str,
     agents: Sequence[Any],
     games: int,
     config: dict | None = None,
@@ -179,10 +135,12 @@ def run_tournament(
         raise ValueError("give at least one agent")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
-    config = dict(config or {})
+    g = load_game(game, **(config or {})) if isinstance(game, str) else game
+    if config and not isinstance(game, str):
+        raise ValueError("pass either a configured Game or a game name with config, not both")
     agent_kwargs = agent_kwargs or {}
     t0 = time.perf_counter()
-    env = env_module(game).env(**config)
+    env = OrderEnforcing(CardGameEnv(g))
     engine = env.unwrapped.engine
     n = len(env.possible_agents)
     names = unique_names(agents)
@@ -191,7 +149,7 @@ def run_tournament(
         if isinstance(spec, Policy):
             policies.append(spec)
         else:
-            policies.append(make_agent(spec, game, config, seed=seed * 1009 + j, **agent_kwargs.get(spec, {})))
+            policies.append(make_agent(spec, g, seed=seed * 1009 + j, **agent_kwargs.get(spec, {})))
     rotations = seatings(len(agents), n)
     deals = math.ceil(games / len(rotations))
 
@@ -207,7 +165,7 @@ def run_tournament(
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=deals * len(rotations), desc=f"{game} {' vs '.join(names)}", unit="game", leave=False)
+        bar = tqdm(total=deals * len(rotations), desc=f"{g.name} {' vs '.join(names)}", unit="game", leave=False)
     for _ in range(deals):
         deck = [engine.deck.code(c) for c in rng.permutation(np.asarray(engine.deck.cards))]
         dealer = int(rng.integers(n))
@@ -261,8 +219,8 @@ def run_tournament(
             "rating": {"mu": float(rt.mu), "sigma": float(rt.sigma), "ordinal": float(rt.ordinal())},
         }
     return {
-        "game": game,
-        "config": _jsonable(dict(engine.config)),
+        "game": g.name,
+        "config": _jsonable(dict(g.config)),
         "games": deals * len(rotations),
         "agents": out_agents,
         "seconds": time.perf_counter() - t0,
@@ -368,40 +326,17 @@ def plot(results: dict, path: str) -> None:
 
 
 # ---- command line ------------------------------------------------------------------------
-def parse_value(text: str) -> Any:
-    """``key=value`` values: ints, floats, true/false, none, comma lists (tuples), else strings."""
-    t = text.strip()
-    if "," in t:
-        return tuple(parse_value(p) for p in t.split(",") if p.strip())
-    low = t.lower()
-    if low in ("none", "null"):
-        return None
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(t)
-        except ValueError:
-            pass
-    return t
-
-
 def parse_config(items: Sequence[str] | None) -> dict:
-    config = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--config takes key=value pairs, got {item!r}")
-        config[key.strip()] = parse_value(value)
-    return config
+    """``--config`` items as game options (:func:`kortmiljo.core.options.parse_options`, shared by every command)."""
+    return parse_options(items)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kortmiljo eval",
-        description="Duplicate-deal tournament between agents, with 95%% confidence intervals.",
+        description="Duplicate-deal tournament between agents, with 95% confidence intervals.",
     )
-    p.add_argument("game", help="spokelse, sproyte or femkortskille")
+    p.add_argument("game", help=f"the game: {', '.join(game_names())}")
     p.add_argument(
         "--agents", nargs="+", required=True, help="random, heuristic, search, ppo:PATH (a name twice is numbered)"
     )
@@ -409,7 +344,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", type=int, default=100, help="games to play, rounded up to whole duplicate deals (default 100)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
-    p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="game options, e.g. num_players=3")
+    p.add_argument(
+        "--config",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game options, e.g. num_players=3 exchange_quota=5,4,3",
+    )
     p.add_argument("--out", help="write the results as JSON here")
     p.add_argument("--plot", help="write a PNG bar chart with the intervals here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

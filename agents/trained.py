@@ -1,6 +1,6 @@
 """Trained MaskablePPO agents as kortmiljo policies (``ppo:PATH`` in ``make_agent``).
 
-``load_ppo_policy(path, engine_template)`` loads a model written by ``kortmiljo train``:
+``load_ppo_policy(path, game)`` loads a model written by ``kortmiljo train``:
 an SB3 ``.zip`` with a ``config.json`` beside it (game, the game's full configuration,
 observation and action sizes, whether the ``unseen`` mask is appended, kortmiljo
 version). ``PATH`` may also be the run directory (its ``model.zip`` is used).
@@ -8,6 +8,13 @@ version). ``PATH`` may also be the run directory (its ``model.zip`` is used).
 **Trust.** An SB3 ``.zip`` stores pickled Python objects (spaces, schedules, policy
 arguments) that are unpickled, i.e. executed, when it is loaded. Load only files from
 a trusted source; the loader says so on stderr every time it opens a new file.
+
+**Fingerprint.** ``config.json`` carries the fingerprint of the game the model was trained on
+(:meth:`kortmiljo.core.game.Game.fingerprint`: name, version, configuration, action names and the
+observation layout's segments). Loading compares it with the game asked for and refuses any
+difference with a ``ValueError`` that says what differs, so a same-size change of the action
+table or the layout never loads an old model silently. A model saved before fingerprints
+existed still loads, with a warning, after its sizes (and its action names, where saved) match.
 
 Errors: a file that is not a readable SB3 model, or a model for another game,
 configuration, observation size or action count, raises ``ValueError`` saying which.
@@ -17,13 +24,14 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kortmiljo.core.engine import Engine
+from kortmiljo.core.game import Game
 
 from .base import Policy, choose_from_logits
 
@@ -67,24 +75,68 @@ def read_model_config(model_path: str | Path) -> dict | None:
     return cfg
 
 
-def check_compatible(cfg: dict, engine: Engine, where: str) -> None:
-    """Raise ValueError if a model configuration does not fit the engine's game and configuration."""
-    if cfg.get("game") != engine.NAME:
-        raise ValueError(f"{where} was trained for {cfg.get('game')!r}, not {engine.NAME!r}")
-    ours = _normal(engine.config)
-    theirs = _normal(cfg.get("env_config", {}))
-    # an option added after the model was trained is absent from its config: it had the default then
-    defaults = _normal({k: opt.default for k, opt in engine.OPTIONS.items()})
-    theirs = {**{k: v for k, v in defaults.items() if k not in theirs}, **theirs}
-    if theirs != ours:
-        diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
-        detail = ", ".join(f"{k}: model {theirs.get(k)!r} vs requested {ours.get(k)!r}" for k in diff)
-        raise ValueError(f"{where} was trained for another {engine.NAME} configuration ({detail})")
-    want_obs = engine.layout.size + (engine.deck.width if cfg.get("include_unseen", True) else 0)
-    if cfg.get("obs_size") != want_obs or cfg.get("action_count") != len(engine.action_names):
+def fingerprint_differences(theirs: dict, game: Game) -> list[str]:
+    """What differs between a saved fingerprint and ``game``'s, in words (empty: they agree)."""
+    ours = game.fingerprint()
+    out = []
+    for key in ("game", "version"):
+        if theirs.get(key) != ours[key]:
+            out.append(f"{key}: model {theirs.get(key)!r}, requested {ours[key]!r}")
+    defaults = _normal({k: opt.default for k, opt in game.definition.options.items()})
+    model_cfg = {**defaults, **_normal(theirs.get("config", {}))}
+    for k in sorted(set(model_cfg) | set(ours["config"])):
+        if model_cfg.get(k) != ours["config"].get(k):
+            out.append(f"option {k}: model {model_cfg.get(k)!r}, requested {ours['config'].get(k)!r}")
+    out += _list_differences("action", theirs.get("action_names", []), ours["action_names"])
+    layout_t = [tuple(x) for x in theirs.get("layout", [])]
+    out += _list_differences("layout segment", layout_t, [tuple(x) for x in ours["layout"]])
+    if theirs.get("deck_width", ours["deck_width"]) != ours["deck_width"]:
+        out.append(f"deck width: model {theirs.get('deck_width')}, requested {ours['deck_width']}")
+    return out
+
+
+def _list_differences(what: str, theirs: list, ours: list) -> list[str]:
+    out = [f"{what} {i}: model {a!r}, requested {b!r}" for i, (a, b) in enumerate(zip(theirs, ours)) if a != b]
+    if len(theirs) != len(ours):
+        out.append(f"{what}s: model has {len(theirs)}, requested {len(ours)}")
+    return out
+
+
+def check_compatible(cfg: dict, game: Game, where: str) -> None:
+    """Raise ValueError if a model configuration does not fit ``game`` (its game, configuration,
+    fingerprint and sizes); warn when the model predates fingerprints."""
+    if cfg.get("game") != game.name:
+        raise ValueError(f"{where} was trained for {cfg.get('game')!r}, not {game.name!r}")
+    fp = cfg.get("fingerprint")
+    if fp is not None:
+        diff = fingerprint_differences(fp, game)
+        if diff:
+            shown = "; ".join(diff[:8]) + (f"; and {len(diff) - 8} more" if len(diff) > 8 else "")
+            raise ValueError(f"{where} was trained on another {game.name} than the one requested: {shown}")
+    else:
+        warnings.warn(
+            f"{where} has no game fingerprint (saved before kortmiljo recorded one); checking its "
+            "configuration, sizes and action names only",
+            stacklevel=3,
+        )
+        ours = _normal(game.config)
+        theirs = _normal(cfg.get("env_config", {}))
+        # an option added after the model was trained is absent from its config: it had the default then
+        defaults = _normal({k: opt.default for k, opt in game.definition.options.items()})
+        theirs = {**{k: v for k, v in defaults.items() if k not in theirs}, **theirs}
+        if theirs != ours:
+            diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+            detail = ", ".join(f"{k}: model {theirs.get(k)!r} vs requested {ours.get(k)!r}" for k in diff)
+            raise ValueError(f"{where} was trained for another {game.name} configuration ({detail})")
+        if "action_names" in cfg:
+            diff = _list_differences("action", list(cfg["action_names"]), list(game.action_names))
+            if diff:
+                raise ValueError(f"{where} was trained on another action table: {'; '.join(diff[:8])}")
+    want_obs = game.layout.size + (game.deck.width if cfg.get("include_unseen", True) else 0)
+    if cfg.get("obs_size") != want_obs or cfg.get("action_count") != game.num_actions:
         raise ValueError(
             f"{where} expects observations of {cfg.get('obs_size')} and {cfg.get('action_count')} actions; "
-            f"this {engine.NAME} build gives {want_obs} and {len(engine.action_names)} "
+            f"this {game.name} build gives {want_obs} and {game.num_actions} "
             f"(model from kortmiljo {cfg.get('kortmiljo_version')}, the observation layout changed?)"
         )
 
@@ -118,7 +170,7 @@ class PPOPolicy(Policy):
 
     def __init__(
         self,
-        engine: Engine,
+        game: Game,
         sb3_policy: Any,
         seed: int | None = None,
         deterministic: bool = True,
@@ -126,7 +178,7 @@ class PPOPolicy(Policy):
         name: str | None = None,
         privileged_size: int = 0,
     ):
-        super().__init__(engine, seed)
+        super().__init__(game, seed)
         import torch
 
         self._torch = torch
@@ -158,7 +210,7 @@ class PPOPolicy(Policy):
     def _choose(self, logits: np.ndarray) -> np.ndarray:
         return choose_from_logits(logits, self.deterministic, self.rng)
 
-    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+    def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
         mask = np.asarray(obs["action_mask"])
         if not mask.any():
             raise ValueError("no legal action in the observation's action_mask")
@@ -184,10 +236,8 @@ def _load_sb3(path: Path):
         raise ValueError(f"{path} could not be loaded as a MaskablePPO model: {type(err).__name__}: {err}") from err
 
 
-def load_ppo_policy(
-    path: str | Path, engine_template: Engine, seed: int | None = None, deterministic: bool = True
-) -> PPOPolicy:
-    """Load a trained MaskablePPO model as a :class:`PPOPolicy` for the template's game and configuration."""
+def load_ppo_policy(path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True) -> PPOPolicy:
+    """Load a trained MaskablePPO model as a :class:`PPOPolicy` for a configured game."""
     p = resolve_model_path(path)
     key = str(p.resolve())
     if key not in _warned:
@@ -195,7 +245,7 @@ def load_ppo_policy(
         print(TRUST_NOTE.format(path=p), file=sys.stderr)
     cfg = read_model_config(p)
     if cfg is not None:
-        check_compatible(cfg, engine_template, str(p))
+        check_compatible(cfg, game, str(p))
         include_unseen = bool(cfg.get("include_unseen", True))
     else:
         include_unseen = None
@@ -206,14 +256,14 @@ def load_ppo_policy(
     model = _load_sb3(p)
     obs_n = int(model.observation_space.shape[0])
     act_n = int(model.action_space.n)
-    if act_n != len(engine_template.action_names):
-        raise ValueError(f"{p} has {act_n} actions; {engine_template.NAME} has {len(engine_template.action_names)}")
+    if act_n != game.num_actions:
+        raise ValueError(f"{p} has {act_n} actions; {game.name} has {game.num_actions}")
     if include_unseen is None:
-        sizes = {engine_template.layout.size: False, engine_template.layout.size + engine_template.deck.width: True}
+        sizes = {game.layout.size: False, game.layout.size + game.deck.width: True}
         if obs_n not in sizes:
             raise ValueError(
-                f"{p} expects observations of {obs_n}; {engine_template.NAME} gives {min(sizes)} "
-                f"(+{engine_template.deck.width} with the unseen mask)"
+                f"{p} expects observations of {obs_n}; {game.name} gives {min(sizes)} "
+                f"(+{game.deck.width} with the unseen mask)"
             )
         include_unseen = sizes[obs_n]
     elif obs_n != cfg["obs_size"] + int(cfg.get("privileged_size", 0)):
@@ -222,7 +272,7 @@ def load_ppo_policy(
     if privileged and getattr(model.policy.mlp_extractor, "actor_dim", None) != obs_n - privileged:
         raise ValueError(f"{p}: its {CONFIG_NAME} declares privileged critic inputs, but the actor reads them")
     return PPOPolicy(
-        engine_template,
+        game,
         model.policy,
         seed=seed,
         deterministic=deterministic,

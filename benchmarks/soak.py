@@ -38,9 +38,9 @@ def rss_mib() -> float:
 
 
 def soak(game: str, config: dict, steps: int, check_every: int, seed: int = 0) -> dict:
-    from kortmiljo.registry import env_module
+    from kortmiljo.env.modules import env_module_of
 
-    env = env_module(game).env(**config)
+    env = env_module_of(game).env(**config)
     engine = env.unwrapped.engine
     zero_sum = not config.get("payments_stay", False) and config.get("reward", "") != "raw"
     rng = np.random.default_rng(seed)

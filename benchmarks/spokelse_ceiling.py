@@ -42,12 +42,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from agents.search import SearchPolicy  # noqa: E402
 from agents.spokelse_heuristic import DISCARD, DRAW, SWAP0, TAKE, Phase, SpokelseHeuristic, _Batch  # noqa: E402
 from agents.tournament import atomic_write, run_tournament  # noqa: E402
-from kortmiljo.registry import engine_class  # noqa: E402
+from kortmiljo import load_game  # noqa: E402
 
 
 def luck(games: int, seed: int) -> dict:
     """Slot sums, ghosts and who wins them in heuristic self-play (two players)."""
-    e = engine_class("spokelse")()
+    e = load_game("spokelse").new_state()
     h = SpokelseHeuristic(e)
     rng = np.random.default_rng(seed)
     slots, ghosts = np.zeros((games, 2)), np.zeros((games, 2))
@@ -83,11 +83,11 @@ def _perfect_belief(engine, seat, rng):
 
 
 def oracle(deals: int, worlds: int, seed: int) -> dict:
-    E = engine_class("spokelse")
+    G = load_game("spokelse")
     # diagnostic only: search_v0 itself samples worlds from what the seat has seen
-    s = SearchPolicy(E(), seed=1, worlds=worlds, step_budget=None, confidence=0.0, sample_world=_perfect_belief)
+    s = SearchPolicy(G, seed=1, worlds=worlds, step_budget=None, confidence=0.0, sample_world=_perfect_belief)
     s.name = "perfect_belief_search"
-    r = run_tournament("spokelse", [s, SpokelseHeuristic(E(), seed=2)], 2 * deals, seed=seed, progress=False)
+    r = run_tournament("spokelse", [s, SpokelseHeuristic(G, seed=2)], 2 * deals, seed=seed, progress=False)
     me = r["agents"]["perfect_belief_search"]
     return {"deals": deals, "worlds": worlds, "games": r["games"], "mean_reward": me["mean_reward"],
             "ci95": me["ci95"], "seconds": r["seconds"]}  # fmt: skip
@@ -108,13 +108,13 @@ def _play(a: SpokelseHeuristic, b: SpokelseHeuristic, states: list, a_seat: int)
 
 def duel(a: SpokelseHeuristic, b: SpokelseHeuristic, deals: int, seed: int, chunk: int = 20_000) -> dict:
     """``a`` against ``b`` on duplicate two-player deals (each in both seat orders), batched."""
-    E = engine_class("spokelse")
+    G = load_game("spokelse")
     rng = np.random.default_rng(seed)
     per_deal = []
     for start in range(0, deals, chunk):
         states = []
         for _ in range(min(chunk, deals - start)):
-            e = E()
+            e = G.new_state()
             e.new_episode(np.random.default_rng(rng.integers(2**63)))
             states.append(e)
         per_deal.append((_play(a, b, states, 0) + _play(a, b, states, 1)) / 2)
@@ -189,10 +189,10 @@ def main(argv: list[str] | None = None) -> int:
             f"perfect-belief one-step search ({O['worlds']} stock shuffles per decision) vs heuristic: "
             f"{O['mean_reward']:+.3f} [{O['ci95'][0]:+.3f}, {O['ci95'][1]:+.3f}] over {O['games']} games"
         )
-    E = engine_class("spokelse")
+    G = load_game("spokelse")
     if args.rule_deals:
         out["late_take"] = R = duel(
-            SpokelseHeuristic(E(), late_take=(5, 0.5)), SpokelseHeuristic(E()), args.rule_deals, args.seed
+            SpokelseHeuristic(G, late_take=(5, 0.5)), SpokelseHeuristic(G), args.rule_deals, args.seed
         )
         print(
             f"late takes (5 stock cards, 0.5 points) vs heuristic_v0: {R['mean_reward']:+.4f} "
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.endgame_deals:
         out["endgame_oracle"] = {}
         for k in (1, 2, 4, 8):
-            R = duel(EndgameOracle(E(), k), SpokelseHeuristic(E()), args.endgame_deals, args.seed)
+            R = duel(EndgameOracle(G, k), SpokelseHeuristic(G), args.endgame_deals, args.seed)
             out["endgame_oracle"][k] = R
             print(
                 f"full-information best action at <= {k} stock cards vs heuristic_v0: {R['mean_reward']:+.4f} "

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from agents.base import Policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.tournament import atomic_write, run_tournament  # noqa: E402
-from kortmiljo.registry import available_games, engine_class  # noqa: E402
+from kortmiljo import game_names, load_game  # noqa: E402
 
 AGENTS = ("random", "heuristic", "search")
 # heuristic vs search games per game: enough for the margin to clear its interval where
@@ -75,7 +75,7 @@ def strength(
     for game in games:
         rows = []
         timers: list[Timed] = []
-        seats = engine_class(game)().num_players
+        seats = load_game(game).new_state().num_players
         for a, b in combinations(AGENTS, 2):
             lineup = [a, b]
             if "search" not in (a, b):
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=os.path.join("results", "strength.json"))
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
-    games = [g for g in available_games() if args.games_only is None or g in args.games_only]
+    games = [g for g in game_names() if args.games_only is None or g in args.games_only]
     result = strength(games, args.games, args.search_games, args.seed, not args.no_progress, args.duel_games)
     print()
     print(format_table(result))

@@ -47,9 +47,9 @@ KORTMILJO_ROWS = [
 
 
 def bench_engine(game: str, config: dict) -> Callable[[float], tuple[int, int]]:
-    from kortmiljo.registry import engine_class
+    from kortmiljo import load_game
 
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     rng = np.random.default_rng(0)
 
     def run(seconds: float) -> tuple[int, int]:
@@ -226,9 +226,9 @@ def rows() -> list[tuple[str, str, Callable[[], Callable]]]:
         out.append((f"{label}: engine + obs", "kortmiljo", lambda g=game, c=config: bench_engine(g, c)))
 
         def make_aec(g=game, c=config):
-            from kortmiljo.registry import env_module
+            from kortmiljo.env.modules import env_module_of
 
-            return bench_aec(lambda: env_module(g).env(**c))
+            return bench_aec(lambda: env_module_of(g).env(**c))
 
         out.append((f"{label}: env() AEC loop", "kortmiljo", make_aec))
     for game, config, label in BATCHED_ROWS:

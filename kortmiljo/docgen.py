@@ -12,20 +12,20 @@ import re
 import sys
 from pathlib import Path
 
-from .registry import engine_class
+from .core.registry import games, load_game
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def action_table(engine) -> str:
+def action_table(game) -> str:
     rows = ["| index | action |", "|---:|---|"]
-    rows += [f"| {i} | `{name}` |" for i, name in enumerate(engine.action_names)]
+    rows += [f"| {i} | `{name}` |" for i, name in enumerate(game.action_names)]
     return "\n".join(rows)
 
 
-def generated(game: str) -> dict[str, str]:
-    e = engine_class(game)()
-    return {"actions": action_table(e), "layout": e.layout.table() + f"\n\nTotal length: {e.layout.size}."}
+def generated(name: str) -> dict[str, str]:
+    g = load_game(name)
+    return {"actions": action_table(g), "layout": g.layout.table() + f"\n\nTotal length: {g.layout.size}."}
 
 
 def fill(text: str, parts: dict[str, str]) -> str:
@@ -36,12 +36,13 @@ def fill(text: str, parts: dict[str, str]) -> str:
 
 
 def main() -> int:
-    for path in sorted(DOCS.glob("*.md")):
-        game = path.stem
-        try:
-            parts = generated(game)
-        except (ValueError, ImportError):
+    for name, definition in games().items():
+        if not definition.docs:
             continue
+        path = DOCS.parent / definition.docs
+        if not path.exists():
+            continue
+        parts = generated(name)
         text = path.read_text(encoding="utf-8")
         new = fill(text, parts)
         if new != text:

@@ -5,8 +5,8 @@
 >>> name = openspiel.register("spokelse", num_players=2)
 >>> game = pyspiel.load_game(name)
 
-``register(game, **config)`` builds a pyspiel game type and game from the rules engine
-for one configuration (the engine's constructor options, validated as usual), registers
+``register(game, **config)`` builds a pyspiel game type and game from a configured game
+(a :class:`~kortmiljo.core.game.Game`, or a registered name with its options), registers
 it and returns its name (``kortmiljo_spokelse`` for the default configuration,
 ``kortmiljo_spokelse_<digest>`` otherwise). Registering the same configuration again
 returns the same name. ``pyspiel.load_game(name)`` then works in this process; OpenSpiel
@@ -51,17 +51,16 @@ information); other ``IIGObservationType`` requests raise ``ValueError``.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .core.engine import Engine
-from .registry import engine_class
+from .core.game import Game
+from .core.registry import load_game
 
 try:
     import pyspiel
@@ -94,71 +93,6 @@ class _NoRandom:
 _NO_RANDOM = _NoRandom()
 
 
-# ---- per-game facts the adapter needs ------------------------------------------------------
-
-
-def _cards_that_matter(e: Engine) -> int:
-    """How many cards from the top of a deal's deck can ever influence play or observation."""
-    name, n, size = e.NAME, e.num_players, len(e.deck)
-    if name == "spokelse" and e.max_turns is not None:
-        return min(size, (1 + e.num_slots) * n + 1 + e.max_turns)
-    if name == "femkortskille":
-        per_knocker = e.extra_cards + (3 if e.poker else 0)  # poker: up to 3 discards redrawn
-        return min(size, e.hand_size * n + per_knocker * n)
-    return size  # Sprøyte: the exchange pile, the talon and the cut card (the bottom) all matter
-
-
-def _max_decisions(e: Engine) -> int | None:
-    """An upper bound on one seat's decisions in an episode, or None if there is none."""
-    name, n = e.NAME, e.num_players
-    if name == "spokelse":
-        if e.match_to is not None or e.max_turns is None:
-            return None  # taking from the pile can go on for ever; a match can last any number of rounds
-        return 2 * math.ceil(e.max_turns / n)
-    if name == "femkortskille":
-        poker = (3 + 1) + (3 + 2) if e.poker else 0  # discards + done; check/bet, calls and raises
-        return 2 * e.max_deals + poker + e.tricks
-    if name == "sproyte":
-        if e.config.get("match_to") is not None:
-            return None
-        return 13 + 16 + 1 + 1  # plays, discards (the pile has at most 16 cards), done, talon
-    return None
-
-
-def _multi_deal(e: Engine) -> bool:
-    """Whether an episode can have more than one deal (each later deal gets its own chance nodes)."""
-    if e.NAME == "femkortskille":
-        return e.max_deals > 1
-    return e.config.get("match_to") is not None
-
-
-def _zero_sum(e: Engine) -> bool:
-    c = e.config
-    if e.NAME == "femkortskille":
-        return not c["payments_stay"]
-    if e.NAME == "sproyte":
-        return c["reward"] == "relative" or c["match_to"] is not None
-    return True
-
-
-def _utility_bounds(e: Engine) -> tuple[float, float]:
-    """Loose but safe bounds on one seat's return."""
-    c, n = e.config, e.num_players
-    if e.NAME == "spokelse":
-        if c["reward"] == "win":
-            return -1.0, 1.0
-        top = 65.0 + (c["match_to"] or 0)
-        return -top, top
-    if e.NAME == "sproyte":
-        if c["match_to"] is not None:
-            return -1.0, 1.0
-        return (-9.0, 9.0) if c["reward"] == "relative" else (0.0, 9.0)
-    # Femkortskille: the biggest pot a deal can hold, paid in by every other knocker
-    stakes = c["knock_stake"] + (c["max_bet"] if c["auktion"] else 0) + (4 * c["ante"] if c["poker"] else 0)
-    pot = n * c["ante"] * c["max_deals"] + n * stakes
-    return -float(2 * pot), float(n * pot)
-
-
 # ---- the game ------------------------------------------------------------------------------
 
 
@@ -167,10 +101,9 @@ class _Spec:
     """Everything fixed per registered configuration (shared, never copied)."""
 
     name: str
-    game: str
+    game: Game
     config: dict
     dealer: int | None
-    template: Engine
     num_players: int
     num_actions: int
     kinds: tuple[int, ...]  # chance outcome ids: a card, or copy 0 of a kille rank
@@ -190,11 +123,10 @@ class _Spec:
         return self
 
     def new_engine(self) -> Engine:
-        # a fresh engine per episode; new_episode rebuilds every piece of state
-        return copy.copy(self.template)
+        return self.game.new_state()
 
     def code(self, kind: int) -> str:
-        return self.template.deck.code(kind)
+        return self.game.deck.code(kind)
 
 
 class _Core:
@@ -241,7 +173,7 @@ class _Row:
     def text(self, spec: _Spec) -> str:
         if self._text is None:
             self._text = (
-                f"{_vector_string(spec, self.obs, self.unseen, self.mask)} -> {spec.template.action_names[self.action]}"
+                f"{_vector_string(spec, self.obs, self.unseen, self.mask)} -> {spec.game.action_names[self.action]}"
             )
         return self._text
 
@@ -282,7 +214,7 @@ def _format_vectors(spec: _Spec, obs: np.ndarray, unseen: np.ndarray, mask: np.n
     u = np.flatnonzero(unseen)
     parts.append(f"unseen[{' '.join(map(str, u))}]")
     if mask is not None:
-        names = spec.template.action_names
+        names = spec.game.action_names
         parts.append(f"legal[{' '.join(names[a] for a in np.flatnonzero(mask))}]")
     return " ".join(parts)
 
@@ -431,7 +363,7 @@ if pyspiel is not None:
                 if self._core.dealer is None:
                     return f"dealer:player_{action}"
                 return f"deal:{spec.code(action)}"
-            return spec.template.action_names[action]
+            return spec.game.action_names[action]
 
         def returns(self):
             return list(self._core.returns)
@@ -548,33 +480,35 @@ def _digest(game: str, config: dict, dealer: int | None) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
-def register(game: str, *, dealer: int | None = None, name: str | None = None, **config: Any) -> str:
-    """Register ``game`` with these engine options as a pyspiel game; return its name.
+def register(
+    game: Game | str, *, dealer: int | None = None, name: str | None = None, **config: Any
+) -> str:
+    """Register a configured game (or a registered name with these options) as a pyspiel game;
+    return its name.
 
     ``dealer``: None (default) makes the first dealer a uniform chance node; a seat fixes it
     (``dealer=num_players - 1`` makes player 0 forhånd, the first to move). ``name``
-    overrides the generated game name. Bad options raise the engine's ``ValueError``.
+    overrides the generated game name. Bad options raise the game's ``ValueError``.
     """
     if pyspiel is None:
         raise ImportError("kortmiljo.openspiel needs OpenSpiel: pip install open_spiel")
-    cls = engine_class(game)
-    template = cls(**config)
-    n = template.num_players
+    g = load_game(game, **config)
+    n = g.num_players
     if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n):
         raise ValueError(f"dealer must be None (a chance node) or a seat 0..{n - 1}, got {dealer!r}")
-    canonical = dict(template.config)
-    default = canonical == cls().config and dealer is None
+    canonical = dict(g.config)
+    default = g == g.definition.configure() and dealer is None
     if name is None:
-        name = f"kortmiljo_{game}" if default else f"kortmiljo_{game}_{_digest(game, canonical, dealer)}"
+        name = f"kortmiljo_{g.name}" if default else f"kortmiljo_{g.name}_{_digest(g.name, canonical, dealer)}"
     if name in _REGISTERED:
         old = _REGISTERED[name]
-        if (old.game, old.config, old.dealer) != (game, canonical, dealer):
+        if (old.game, old.dealer) != (g, dealer):
             raise ValueError(f"OpenSpiel game name {name!r} is already registered for another configuration")
         return name
     if name in pyspiel.registered_names():
         raise ValueError(f"OpenSpiel already has a game named {name!r}")
 
-    deck = template.deck
+    deck = g.deck
     kinds: list[int] = []
     copies: list[int] = []
     for card in deck.cards:
@@ -584,33 +518,33 @@ def register(game: str, *, dealer: int | None = None, name: str | None = None, *
         else:
             kinds.append(kind)
             copies.append(1)
-    layout = template.layout
+    layout = g.layout
+    facts = g.facts
     spec = _Spec(
         name=name,
-        game=game,
+        game=g,
         config=canonical,
         dealer=dealer,
-        template=template,
         num_players=n,
-        num_actions=len(template.action_names),
+        num_actions=g.num_actions,
         kinds=tuple(kinds),
         copies=tuple(copies),
         kind_index={k: i for i, k in enumerate(kinds)},
-        per_deal=_cards_that_matter(template),
-        max_decisions=_max_decisions(template),
-        multi_deal=_multi_deal(template),
+        per_deal=facts.cards_per_deal,
+        max_decisions=facts.max_decisions,
+        multi_deal=facts.multi_deal,
         obs_size=layout.size,
         width=deck.width,
         seg_names=tuple(s.name for s in layout.segments),
         seg_id=np.repeat(np.arange(len(layout.segments)), [s.size for s in layout.segments]),
         seg_off=np.concatenate([np.arange(s.size) for s in layout.segments]),
     )
-    zero_sum = _zero_sum(template)
-    low, high = _utility_bounds(template)
+    zero_sum = facts.zero_sum
+    low, high = facts.utility_bounds
     bounded = spec.max_decisions is not None
     game_type = pyspiel.GameType(
         short_name=name,
-        long_name=f"kortmiljo {game} {json.dumps(canonical, sort_keys=True, default=str)}",
+        long_name=f"kortmiljo {g.name} {json.dumps(canonical, sort_keys=True, default=str)}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -645,4 +579,4 @@ def register(game: str, *, dealer: int | None = None, name: str | None = None, *
 
 def registered() -> dict[str, str]:
     """Names registered in this process → their game and configuration, for logs and tools."""
-    return {k: f"{s.game} {s.config} dealer={s.dealer}" for k, s in _REGISTERED.items()}
+    return {k: f"{s.game.name} {s.config} dealer={s.dealer}" for k, s in _REGISTERED.items()}

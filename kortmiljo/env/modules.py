@@ -93,3 +93,12 @@ def register_with_pettingzoo(definition: GameDef) -> None:
     env_id = f"{PACKAGE}/{definition.name}-v{definition.version}"
     if env_id not in aec_registry:
         register("aec", env_id, entry_point=f"{PACKAGE}.{definition.env_name}:env")
+
+
+def env_module_of(name: str) -> ModuleType:
+    """The PettingZoo module of the registered game ``name`` (``kortmiljo.<name>_v<version>``)."""
+    from importlib import import_module
+
+    from ..core.registry import game_def
+
+    return import_module(f"{PACKAGE}.{game_def(name).env_name}")

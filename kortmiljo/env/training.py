@@ -29,7 +29,8 @@ Reward semantics (what SB3 sees as the episode return):
 * Optional **potential-based shaping** (``shaping=Φ``): the step reward gains
   ``γ·Φ(s') − Φ(s)`` between consecutive learner decision states, with ``Φ = 0`` at the
   end, which leaves the optimal policy unchanged (Ng, Harada & Russell 1999). ``Φ`` sees
-  only the learner's own observation. ``SHAPING`` lists the built-in potentials.
+  only the learner's own observation. ``shaping="auto"`` takes the game's own potential
+(its descriptor's ``features.potential``), if it has one.
 
 Observation: ``Box(float32)``, the engine's flat observation vector for the learner's
 seat; with ``include_unseen=True`` (the default) the seat's 0/1 ``unseen`` card mask is
@@ -66,25 +67,28 @@ from gymnasium import spaces
 
 from ..core.engine import Engine
 from ..core.errors import IllegalActionError
+from ..core.game import Game, as_game
+from ..core.policy import RandomPolicy
+from ..core.options import is_int
+from ..core.registry import load_game
+from .aec import check_reset_options, check_seed
 
 Potential = Callable[[Engine, int, np.ndarray], float]
 
 
-def _engine(game: str | Engine | type[Engine], config: dict | None) -> Engine:
-    if isinstance(game, Engine):
-        if config:
-            raise ValueError("pass either an engine instance or a game name with config, not both")
-        return game
-    if isinstance(game, type) and issubclass(game, Engine):
-        return game(**(config or {}))
-    from ..registry import engine_class
-
-    return engine_class(game)(**(config or {}))
+def resolve_game(game: Game | str | Engine, config: dict | None = None) -> Game:
+    """The configured game of a training view: a Game, a state's game, or a registered name with
+    ``config`` (a convenience at the edge; every layer below works on the Game)."""
+    if isinstance(game, str):
+        return load_game(game, **(config or {}))
+    if config:
+        raise ValueError("pass either a configured Game or a game name with config, not both")
+    return as_game(game)
 
 
-def observation_size(engine: Engine, include_unseen: bool = True) -> int:
-    """Length of the training view's observation vector for this engine configuration."""
-    return engine.layout.size + (engine.deck.width if include_unseen else 0)
+def observation_size(game: Game, include_unseen: bool = True) -> int:
+    """Length of the training view's observation vector for this configuration."""
+    return game.layout.size + (game.deck.width if include_unseen else 0)
 
 
 def flat_observation(obs: dict[str, np.ndarray], include_unseen: bool = True) -> np.ndarray:
@@ -96,64 +100,17 @@ def flat_observation(obs: dict[str, np.ndarray], include_unseen: bool = True) ->
     )
 
 
-# ---- potentials for shaping ----------------------------------------------------------------
-
-
-def spokelse_potential(engine: Engine, seat: int, obs: np.ndarray) -> float:
-    """Expected score margin from ``seat``'s observation, in card points / 13.
-
-    Each seat's expected sum: known slots at their points (own slots as the seat knows
-    them, opponents' as publicly known), every other slot and the ghost at the mean
-    points of the cards the seat cannot locate. Φ = (mean opponent sum − own sum) / 13.
-    """
-    L = engine.layout
-    n = engine.num_players
-    u = float(obs[L["unseen_mean_points"]][0])  # already /13
-    own_p = obs[L["own_slot_points"]]
-    own_k = obs[L["own_slot_known"]]
-    own = float(own_p.sum() + (len(own_p) - own_k.sum()) * u + u)
-    opp_p = obs[L["opp_slot_points"]]
-    opp_k = obs[L["opp_slot_known"]]
-    opp = float(opp_p.sum() + (len(opp_p) - opp_k.sum()) * u + (n - 1) * u) / (n - 1)
-    return opp - own
-
-
-SHAPING: dict[str, Potential] = {"spokelse": spokelse_potential}
-
-
-# ---- privileged features (for an asymmetric critic; never for the actor) ----------------------
-
-
-def spokelse_privileged(engine: Any, seat: int) -> np.ndarray:
-    """Hidden Spøkelse state from ``seat``'s side: per relative seat the ghost's and every slot's
-    points /13, then the stock in draw order (points /13) and a mask of the stock entries."""
-    n, k, S = engine.num_players, engine.num_slots, engine.stock_start
-    pts = engine.points
-    out = np.zeros(n * (k + 1) + 2 * S, dtype=np.float32)
-    for rel in range(n):
-        s = (seat + rel) % n
-        b = rel * (k + 1)
-        out[b] = pts[engine.ghost[s]] / 13.0
-        out[b + 1 : b + 1 + k] = pts[engine.slots[s]] / 13.0
-    stock = engine.stock[::-1]  # top first
-    b = n * (k + 1)
-    out[b : b + len(stock)] = pts[stock] / 13.0
-    out[b + S : b + S + len(stock)] = 1.0
-    return out
-
-
-def other_seats_privileged(engine: Engine, seat: int) -> np.ndarray:
-    """Generic privileged features: every other seat's own observation, in relative seat order."""
-    n = engine.num_players
-    return np.concatenate([engine.observe((seat + r) % n) for r in range(1, n)]).astype(np.float32)
-
-
-PRIVILEGED: dict[str, Callable[[Any, int], np.ndarray]] = {"spokelse": spokelse_privileged}
-
-
-def privileged_features(engine: Engine, seat: int) -> np.ndarray:
+def privileged_features(state: Engine, seat: int) -> np.ndarray:
     """The privileged (hidden-state) feature vector of ``seat``: the game's own, else other seats' views."""
-    return PRIVILEGED.get(engine.NAME, other_seats_privileged)(engine, seat)
+    return state.game.features.privileged(state, seat)
+
+
+def privileged_size(game: Game) -> int:
+    """Length of :func:`privileged_features` for this configuration (read off a fresh deal of a
+    throw-away state, which is how long the vector is in every state of the game)."""
+    probe = game.new_state()
+    probe.new_episode(np.random.default_rng(0))
+    return len(privileged_features(probe, 0))
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -204,8 +161,8 @@ class _ListSampler:
 class SingleSeatEnv(gymnasium.Env):
     """One learner seat of a kortmiljo game as a gymnasium env (see the module docstring).
 
-    Parameters: ``game`` (a name such as ``"spokelse"``, an engine class or instance),
-    ``config`` (the game's options), ``opponents`` (Policy objects or a pool with
+    Parameters: ``game`` (a configured :class:`~kortmiljo.core.game.Game`; a registered name
+    with ``config``, the game's options, is accepted too), ``opponents`` (Policy objects or a pool with
     ``sample(rng) -> Policy``; default: uniform random), ``seat`` (None: drawn per
     episode), ``include_unseen``, ``shaping`` (a potential ``Φ(engine, seat, obs)``, the
     name ``"auto"`` for the game's built-in one, or None), ``shaping_scale`` and
@@ -218,7 +175,7 @@ class SingleSeatEnv(gymnasium.Env):
 
     def __init__(
         self,
-        game: str | Engine | type[Engine] = "spokelse",
+        game: Game | str,
         config: dict | None = None,
         opponents: Sequence[Any] | Any | None = None,
         *,
@@ -238,17 +195,16 @@ class SingleSeatEnv(gymnasium.Env):
             raise ValueError(f"illegal_action must be 'penalty' or 'raise', got {illegal_action!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
-        self.engine = _engine(game, config)
-        e = self.engine
-        self.game = e.NAME
-        self.config = dict(e.config)
+        self.game = resolve_game(game, config)
+        self.engine = e = self.game.new_state()
+        self.config = dict(self.game.config)
         self.num_players = e.num_players
         if seat is not None and not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be 0..{self.num_players - 1} or None, got {seat!r}")
         self.fixed_seat = seat
         self.include_unseen = include_unseen
         if shaping == "auto":
-            shaping = SHAPING.get(self.game)
+            shaping = self.game.features.potential
         elif isinstance(shaping, str):
             raise ValueError(f"shaping must be a potential function, 'auto' or None, got {shaping!r}")
         self.shaping = shaping
@@ -258,18 +214,13 @@ class SingleSeatEnv(gymnasium.Env):
             raise ValueError(f"render_mode={render_mode!r} is not allowed; use None or 'ansi'")
         self.render_mode = render_mode
         if opponents is None:
-            from agents.base import RandomPolicy
-
-            opponents = [RandomPolicy(e, seed=None if seed is None else seed + 1)]
+            opponents = [RandomPolicy(self.game, seed=None if seed is None else seed + 1)]
         self.opponents = opponents if hasattr(opponents, "sample") else _ListSampler(opponents)
 
-        self.num_actions = len(e.action_names)
-        self.actor_size = observation_size(e, include_unseen)
+        self.num_actions = self.game.num_actions
+        self.actor_size = observation_size(self.game, include_unseen)
         self.privileged = privileged
-        self.privileged_size = 0
-        if privileged:
-            e.new_episode(np.random.default_rng(0))  # a sample state to size the privileged vector
-            self.privileged_size = len(privileged_features(e, 0))
+        self.privileged_size = privileged_size(self.game) if privileged else 0
         self.obs_size = self.actor_size + self.privileged_size
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(self.obs_size,), dtype=np.float32)
         self.action_space = LegalDiscrete(self.num_actions, self)
@@ -296,10 +247,6 @@ class SingleSeatEnv(gymnasium.Env):
             parts.append(privileged_features(e, self.seat))
         return np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
 
-    def _opponent_obs(self, seat: int) -> dict[str, np.ndarray]:
-        e = self.engine
-        return {"observation": e.observe(seat), "action_mask": e.legal_mask(), "unseen": e.unseen(seat)}
-
     def _done(self) -> bool:
         return self.engine.terminal or self.engine.truncated or self._abandoned
 
@@ -310,7 +257,7 @@ class SingleSeatEnv(gymnasium.Env):
         while not self._done() and e.current_player != self.seat:
             s = e.current_player
             pol = self._opp[s]
-            a = pol.act(self._opponent_obs(s), e if getattr(pol, "needs_engine", False) else None)
+            a = pol.act(e.observation(s), e if getattr(pol, "needs_engine", False) else None)
             e.step(int(a))
             total += e.rewards[self.seat]
         return total
@@ -322,17 +269,20 @@ class SingleSeatEnv(gymnasium.Env):
 
     # ---- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        # everything is checked before anything changes: a refused reset leaves the env as it was
+        seed = check_seed(seed)
+        options = check_reset_options(options)
+        self.engine.check_episode(options.get("deck"), options.get("dealer"))
+        if "seat" in options and (not is_int(options["seat"]) or not 0 <= options["seat"] < self.num_players):
+            raise ValueError(f"options['seat'] must be a seat 0..{self.num_players - 1}, got {options['seat']!r}")
         super().reset(seed=seed)
         rng = self.np_random
         if seed is not None:
-            new_session = getattr(self.engine, "new_session", None)
-            if new_session is not None:  # state carried between episodes (a pot) starts afresh
-                new_session()
+            self.engine.new_session()  # state carried between episodes (a pot) starts afresh
             # opponents' own RNGs follow the env's seed, so a seeded reset is reproducible
             for pol in getattr(self.opponents, "members", lambda: [])():
                 if hasattr(pol, "seed"):
                     pol.seed(int(rng.integers(2**63)))
-        options = options or {}
         skipped, skipped_reward = 0, 0.0
         self._abandoned = False
         for _ in range(10_000):

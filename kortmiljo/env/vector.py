@@ -36,143 +36,31 @@ sb3-contrib's ``get_action_masks`` calls) answers from that array without a per-
 lane); ``env_method("rng_state")``/``("set_rng_state", s, indices=[i])`` read and restore
 the lanes' generators for resumable checkpoints, as with the scalar views.
 
-**The batched-engine protocol** (:class:`BatchedEngine`) is what a game's batched engine
-must offer to plug in here; register it in ``BATCHED_ENGINES``.
+**The batched engine** is the game's (:class:`kortmiljo.core.batched.BatchedEngine`, named by the
+game's descriptor); the privileged features and the batched potential come from the descriptor's
+``features``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from importlib import import_module
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from ..core.engine import Engine
-from .training import _ListSampler, spokelse_potential
-
-BATCHED_ENGINES: dict[str, str] = {
-    "spokelse": "kortmiljo.games.spokelse.batched:BatchedSpokelse",
-    "sproyte": "kortmiljo.games.sproyte.batched:BatchedSproyte",
-    "femkortskille": "kortmiljo.games.femkortskille.batched:BatchedFemkortskille",
-}
-
-
-@runtime_checkable
-class BatchedEngine(Protocol):
-    """What a batched engine must offer the vector env (``BatchedSpokelse`` is the model).
-
-    Construction: ``Cls(num_envs, seed=None, *, autoreset=True, rngs=None, **options)`` with the
-    scalar engine's options (validated by it). Attributes: ``spec`` (a scalar engine of the same
-    configuration: ``NAME``, ``layout``, ``deck``, ``action_names``, ``config``), ``num_envs``,
-    ``num_players``, ``num_actions``, ``obs_size``, ``rngs`` (one generator per lane, used exactly
-    as the scalar engine's ``new_episode(rng)`` uses its ``rng``), and per lane
-    ``current_player [B]``, ``rewards [B, n]`` (of the last ``step``), ``terminal [B]`` (and
-    optionally ``truncated [B]``). The vector env builds it with ``autoreset=False``: a finished
-    lane keeps its final state until ``reset(lanes=…)``. Optional: ``new_session(lanes)``, to
-    forget state carried between episodes (a pot) on a seeded reset, as ``Engine.new_session``.
-    Optional: ``privileged_features(seats, lanes)``, the game's own hidden-state features for an
-    asymmetric critic (else the other seats' observations are used).
-    """
-
-    spec: Engine
-    num_envs: int
-    num_players: int
-    num_actions: int
-    obs_size: int
-    rngs: list
-    current_player: np.ndarray
-    rewards: np.ndarray
-    terminal: np.ndarray
-
-    def seed(self, seed: int | None = None, rngs: Sequence[np.random.Generator] | None = None) -> None:
-        """Re-seed the lanes' generators, or take the given ones."""
-
-    def reset(self, decks=None, dealers=None, lanes=None) -> None:
-        """New episodes in ``lanes``: stacked decks ``[k, deck]`` (card ints) and dealers ``[k]``,
-        or drawn from each lane's generator as ``new_episode(rng)`` draws them."""
-
-    def legal_mask(self) -> np.ndarray:
-        """``[B, A]`` int8 legal actions of each lane's seat on move (zeros when over)."""
-
-    def step(self, actions: np.ndarray, lanes=None) -> None:
-        """Apply ``actions [B]`` in ``lanes`` (bool mask or indices; all by default); an illegal
-        action raises a ``ValueError`` naming the lane before any lane changes."""
-
-    def observe(self, seats=None, lanes=None) -> np.ndarray:
-        """``[k, obs_size]`` float32 observations of ``seats`` (default: on move) in ``lanes``."""
-
-    def unseen(self, seats=None, lanes=None) -> np.ndarray:
-        """``[k, deck width]`` int8 ``unseen`` of ``seats`` in ``lanes``."""
-
-    def info(self) -> dict[str, np.ndarray]:
-        """End-of-episode result fields, each ``[B, n]`` (valid where the game is over); object
-        arrays for fields that are not numbers (a contract, a suit)."""
-
-
-def batched_engine_class(game: str) -> type:
-    """The batched engine class of ``game``; ``ValueError`` if the game has none yet."""
-    target = BATCHED_ENGINES.get(game)
-    if target is None:
-        raise ValueError(f"{game} has no batched engine yet; games with one: {', '.join(BATCHED_ENGINES)}")
-    mod, cls = target.split(":")
-    return getattr(import_module(mod), cls)
-
-
-def has_batched_engine(game: str) -> bool:
-    return game in BATCHED_ENGINES
-
-
-# ---- batched potentials (the scalar ones of ``training.SHAPING``, lane-wise) -----------------------
-
-
-def spokelse_potential_batch(spec: Engine, seats: np.ndarray, obs: np.ndarray) -> np.ndarray:
-    """:func:`kortmiljo.env.training.spokelse_potential` for a batch of learner observations,
-    with the same float32 arithmetic, so each entry equals the scalar value exactly."""
-    L = spec.layout
-    n = spec.num_players
-    u = obs[:, L["unseen_mean_points"]][:, 0]
-    own_p = obs[:, L["own_slot_points"]]
-    own_k = obs[:, L["own_slot_known"]]
-    own = own_p.sum(axis=1) + (np.float32(4) - own_k.sum(axis=1)) * u + u
-    opp_p = obs[:, L["opp_slot_points"]]
-    opp_k = obs[:, L["opp_slot_known"]]
-    rest = ((n - 1) * u.astype(np.float64)).astype(np.float32)
-    opp = (opp_p.sum(axis=1) + (np.float32(4 * (n - 1)) - opp_k.sum(axis=1)) * u + rest).astype(np.float64) / (n - 1)
-    return opp - own.astype(np.float64)
-
-
-BATCH_SHAPING: dict[str, Callable[[Engine, np.ndarray, np.ndarray], np.ndarray]] = {
-    "spokelse": spokelse_potential_batch,
-}
-_SCALAR_TO_BATCH = {spokelse_potential: spokelse_potential_batch}
-
-
-# ---- batched privileged features (``training.PRIVILEGED``, lane-wise; for an asymmetric critic) ------------
-
-
-def other_seats_privileged_batch(engine: Any, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
-    """:func:`kortmiljo.env.training.other_seats_privileged` lane-wise: every other seat's own
-    observation, in relative seat order."""
-    n = engine.num_players
-    return np.concatenate([engine.observe((seats + r) % n, lanes) for r in range(1, n)], axis=1)
-
-
-def batch_privileged(engine: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """``f(seats, lanes)`` giving the privileged features of :func:`kortmiljo.env.training.privileged_features`
-    lane-wise: the engine's own ``privileged_features`` (Spøkelse: the hidden cards), else
-    :func:`other_seats_privileged_batch`."""
-    own = getattr(engine, "privileged_features", None)
-    return own if own is not None else (lambda seats, lanes: other_seats_privileged_batch(engine, seats, lanes))
+from ..core.game import Game
+from ..core.policy import RandomPolicy
+from .training import _ListSampler, resolve_game
 
 
 class BatchedSingleSeatVecEnv(VecEnv):
     """The single-seat training view of ``num_envs`` games on one batched engine (module docstring).
 
-    Parameters as :class:`SingleSeatEnv`: ``game`` (a name with a batched engine), ``config``,
+    Parameters as :class:`SingleSeatEnv`: ``game`` (a configured game with a batched engine, or a
+    registered name with ``config``),
     ``opponents`` (Policy objects or a pool with ``sample(rng)``; default uniform random),
     ``seat``, ``include_unseen``, ``shaping`` (None, ``"auto"``, the game's scalar potential, or
     a batched potential ``Φ(spec, seats [k], obs [k, D]) -> [k]``), ``shaping_scale``, ``gamma``,
@@ -183,7 +71,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
 
     def __init__(
         self,
-        game: str = "spokelse",
+        game: Game | str,
         config: dict | None = None,
         num_envs: int = 8,
         opponents: Sequence[Any] | Any | None = None,
@@ -196,39 +84,36 @@ class BatchedSingleSeatVecEnv(VecEnv):
         privileged: bool = False,
         seed: int | None = None,
     ):
-        cls = batched_engine_class(game)
-        self.engine = cls(num_envs, seed=0, autoreset=False, **(config or {}))
+        self.game = resolve_game(game, config)
+        self.engine = self.game.new_batched(num_envs, seed=0, autoreset=False)
         e = self.engine
-        self.template = e.spec
-        self.game = game
-        self.config = dict(e.config)
+        self.config = dict(self.game.config)
         self.num_players = n = e.num_players
         if seat is not None and not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1} or None, got {seat!r}")
         self.fixed_seat = seat
         self.include_unseen = include_unseen
+        features = self.game.features
         if shaping == "auto":
-            shaping = BATCH_SHAPING.get(game)
+            shaping = features.potential_batch
         elif isinstance(shaping, str):
             raise ValueError(f"shaping must be a potential function, 'auto' or None, got {shaping!r}")
-        elif shaping is not None and shaping in _SCALAR_TO_BATCH:
-            shaping = _SCALAR_TO_BATCH[shaping]
+        elif shaping is not None and shaping is features.potential:  # the game's own, lane-wise
+            shaping = features.potential_batch
         self.shaping = shaping
         self.shaping_scale = float(shaping_scale)
         self.gamma = float(gamma)
         if opponents is None:
-            from agents.base import RandomPolicy
-
-            opponents = [RandomPolicy(self.template, seed=None if seed is None else seed + 1)]
+            opponents = [RandomPolicy(self.game, seed=None if seed is None else seed + 1)]
         self.opponents = opponents if hasattr(opponents, "sample") else _ListSampler(opponents)
         for pol in getattr(self.opponents, "members", lambda: [])():
             if getattr(pol, "needs_engine", False):
                 raise ValueError(f"{pol!r} needs the live engine; the vector env steps opponents in batch")
         self.render_mode = None
         self.num_actions = e.num_actions
-        self.width = self.template.deck.width
+        self.width = self.game.deck.width
         self.actor_size = e.obs_size + (self.width if include_unseen else 0)
-        self._privileged = batch_privileged(e) if privileged else None
+        self._privileged = (lambda seats, lanes: features.privileged_batch(e, seats, lanes)) if privileged else None
         self.privileged_size = 0
         if self._privileged is not None:  # sized on lane 0's state
             self.privileged_size = self._privileged(e.current_player[:1], np.arange(1)).shape[1]
@@ -294,8 +179,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         return out
 
     def _done(self) -> np.ndarray:
-        trunc = getattr(self.engine, "truncated", None)
-        return self.engine.terminal if trunc is None else self.engine.terminal | trunc
+        return self.engine.done()
 
     def _run_opponents(self, lanes: np.ndarray) -> np.ndarray:
         """Step opponents in ``lanes`` until each has the learner on move or is over; the
@@ -347,7 +231,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
                     self._opp[lane, s] = -1 if s == seat else self._policy_id(self.opponents.sample(rng))
                 groups.setdefault(("deck" in o, "dealer" in o), []).append(lane)
             for (has_deck, has_dealer), group in groups.items():
-                decks = np.array([self.template.deck.parse_deck(opts[i]["deck"]) for i in group]) if has_deck else None
+                decks = np.array([self.game.deck.parse_deck(opts[i]["deck"]) for i in group]) if has_deck else None
                 dealers = np.array([opts[i]["dealer"] for i in group]) if has_dealer else None
                 e.reset(decks, dealers, lanes=np.array(group))
             r = self._run_opponents(todo)
@@ -382,7 +266,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
     def _potential(self, lanes: np.ndarray, obs: np.ndarray) -> np.ndarray:
         if self.shaping is None:
             return np.zeros(len(lanes))
-        phi = self.shaping_scale * self.shaping(self.template, self.seat[lanes], obs)
+        phi = self.shaping_scale * self.shaping(self.game, self.seat[lanes], obs)
         return np.where(self._done()[lanes], 0.0, phi)
 
     # ---- VecEnv API -------------------------------------------------------------------------------------
@@ -397,9 +281,8 @@ class BatchedSingleSeatVecEnv(VecEnv):
                 if hasattr(pol, "seed"):
                     pol.seed(int(rng.integers(2**63)))
         self.engine.seed(rngs=self.rngs)
-        new_session = getattr(self.engine, "new_session", None)
-        if new_session is not None and any(s is not None for s in seeds):
-            new_session([i for i, s in enumerate(seeds) if s is not None])
+        if any(s is not None for s in seeds):
+            self.engine.new_session([i for i, s in enumerate(seeds) if s is not None])
         obs = self._new_episodes(self._all, [dict(o or {}) for o in options])
         self._reset_seeds()
         self._reset_options()
@@ -409,7 +292,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
-        e, B = self.engine, self.num_envs
+        e = self.engine
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_wait() without step_async()")
@@ -423,8 +306,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self._game_return += r
         game_r = r
         terminal = e.terminal.copy()
-        trunc = getattr(e, "truncated", None)
-        truncated = np.zeros(B, dtype=bool) if trunc is None else trunc & ~terminal
+        truncated = e.truncated & ~terminal
         dones = terminal | truncated
         obs = self._learner_obs(lanes)
         if self.shaping is not None:
@@ -436,17 +318,11 @@ class BatchedSingleSeatVecEnv(VecEnv):
         ]
         finished = np.flatnonzero(dones)
         if finished.size:
-            lane_info = getattr(e, "lane_info", None)  # the scalar engine's dict, names included
-            res = e.info() if lane_info is None else None
-            for i in finished.tolist():
-                s = int(seats[i])
+            lanes_done = finished.tolist()
+            results = e.lane_infos(lanes_done, [int(seats[i]) for i in lanes_done])  # the scalar engine's dicts
+            for i, res in zip(lanes_done, results, strict=True):
                 info = infos[i]
-                if lane_info is not None:
-                    info.update(lane_info(i, s))
-                else:
-                    for k, v in res.items():
-                        x = v[i, s]
-                        info[k] = x.item() if isinstance(x, np.generic) else x
+                info.update(res)
                 info["game_reward"] = float(game_r[i])
                 info["game_return"] = float(self._game_return[i])
                 info["decisions"] = int(self._decisions[i])
@@ -509,21 +385,23 @@ class BatchedSingleSeatVecEnv(VecEnv):
 
 # ---- which vector env a training run should use ---------------------------------------------------------
 
-# Below this many lanes the batched engine's per-call numpy overhead outweighs batching and
-# DummyVecEnv of scalar views trains faster. benchmarks/train_throughput.py, 256-256 in float32
-# (one thread), decisions/s with PPO updates against DummyVecEnv(8), lanes 8 / 16 / 32 / 64:
-# Spøkelse 0.88 / 1.07 / 1.21 / 1.34×, Sprøyte 0.61 / 0.77 / 0.93 / 1.11×,
-# Femkortskille 0.54 / 0.69 / 1.00 / 1.23×.
-NATIVE_MIN_LANES: dict[str, int] = {"spokelse": 16, "sproyte": 64, "femkortskille": 64}
+
+def native_supported(game: Game) -> str | None:
+    """Why ``game`` cannot run on the native vector env, or None (it can)."""
+    d = game.definition
+    if not d.has_batched:
+        return f"{d.name} has no batched engine"
+    return d.batched_class.unsupported(game)
 
 
-def choose_vec(vec: str, game: str, n_envs: int) -> str:
-    """The vector env for ``--vec``: ``"auto"`` → ``"native"`` where the game has a batched engine
-    and ``n_envs >= NATIVE_MIN_LANES[game]`` (where it is faster), else ``"dummy"``; explicit
-    choices pass through (``"native"`` for a game without a batched engine raises ``ValueError``)."""
+def choose_vec(vec: str, game: Game, n_envs: int) -> str:
+    """The vector env for ``--vec``: ``"auto"`` → ``"native"`` where the game has a batched engine for
+    this configuration and ``n_envs`` reaches its descriptor's ``native_min_lanes`` (below it the
+    batched engine's per-call overhead outweighs batching), else ``"dummy"``; explicit choices pass
+    through (``"native"`` where it cannot run raises ``ValueError`` saying why)."""
+    why = native_supported(game)
     if vec == "auto":
-        fast = has_batched_engine(game) and n_envs >= NATIVE_MIN_LANES.get(game, 64)
-        return "native" if fast else "dummy"
-    if vec == "native" and not has_batched_engine(game):
-        batched_engine_class(game)  # raises, naming the games that have one
+        return "native" if why is None and n_envs >= game.definition.native_min_lanes else "dummy"
+    if vec == "native" and why is not None:
+        raise ValueError(f"--vec native: {why}")
     return vec

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.search import observation_of
-from kortmiljo.registry import available_games, engine_class
+from kortmiljo import game_names, load_game
 
 SHORT_DECK = [r + "S" for r in "A23456789TJQK"] + ["AH", "2H", "8H", "KH", "QH"]
 
@@ -33,7 +33,7 @@ CONFIGS: dict[str, list[dict]] = {
     ],
 }
 
-GAMES = [g for g in CONFIGS if g in available_games()]
+GAMES = [g for g in CONFIGS if g in game_names()]
 GAME_CONFIGS = [(g, c) for g in GAMES for c in CONFIGS[g]]
 
 
@@ -45,7 +45,7 @@ def config_id(item) -> str:
 
 def play_engine(game: str, config: dict, policies, seed: int, deck=None, dealer=None, check_legal=True):
     """Play one episode on the engine, seat i by ``policies[i % len]``; return per-seat rewards."""
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     e.new_episode(np.random.default_rng(seed), deck, dealer)
     n = e.num_players
     total = np.zeros(n)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from agents.base import RandomPolicy
-from agents.registry import _REGISTRY, make_agent
+from agents.registry import available_agents, make_agent
 from agents.search import SearchPolicy, observation_of
-from kortmiljo.registry import engine_class
+from kortmiljo import load_game
 
 from .common import CONFIGS, GAME_CONFIGS, GAMES, config_id, play_engine
 
@@ -29,7 +29,7 @@ def test_agents_only_pick_legal_actions(game, config, agent):
 
 @pytest.mark.parametrize(("game", "config"), GAME_CONFIGS, ids=config_id)
 def test_search_picks_legal_actions(game, config):
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     e.new_episode(np.random.default_rng(3))
     search = make_agent("search", game, config, seed=1, worlds=1 if game == "femkortskille" else 2)
     heur = make_agent("heuristic", game, config, seed=1)
@@ -45,7 +45,7 @@ def test_search_picks_legal_actions(game, config):
 
 def test_every_game_has_every_agent():
     for game in GAMES:
-        assert {"heuristic_v0", "search_v0"} <= set(_REGISTRY[game]), game
+        assert {"heuristic_v0", "search_v0"} <= set(available_agents(game)), game
         for name in ("random", "heuristic", "search"):
             p = make_agent(name, game, seed=0)
             assert p.needs_engine == (name == "search")
@@ -58,7 +58,7 @@ def test_agents_are_deterministic_given_their_seed(game, agent):
     runs = []
     for _ in range(2):
         np.random.seed(123 + len(runs))  # the global RNGs must not matter
-        e = engine_class(game)()
+        e = load_game(game).new_state()
         e.new_episode(np.random.default_rng(5))
         p = make_agent(agent, game, seed=11, **kw)
         other = make_agent("heuristic", game, seed=0)
@@ -73,7 +73,7 @@ def test_agents_are_deterministic_given_their_seed(game, agent):
 
 
 def test_random_batch_is_legal():
-    p = RandomPolicy(engine_class("spokelse")(), seed=0)
+    p = RandomPolicy(load_game("spokelse").new_state(), seed=0)
     mask = np.zeros((50, 7), dtype=np.int8)
     mask[:, [2, 4]] = 1
     acts = p.act_batch({"action_mask": mask, "observation": np.zeros((50, 3)), "unseen": np.zeros((50, 52))})
@@ -85,7 +85,7 @@ def test_random_batch_is_legal():
 
 @pytest.mark.parametrize("config", CONFIGS["spokelse"], ids=config_id)
 def test_spokelse_heuristic_fast_paths_equal_act(config):
-    e = engine_class("spokelse")(**config)
+    e = load_game("spokelse", **config).new_state()
     h = make_agent("heuristic", "spokelse", config)
     rng = np.random.default_rng(1)
     states, firsts = [], []
@@ -119,7 +119,7 @@ def test_spokelse_heuristic_fast_paths_equal_act(config):
 @pytest.mark.parametrize("game", ["sproyte", "femkortskille"])
 def test_heuristic_act_batch_rejects_a_row_without_legal_actions(game):
     h = make_agent("heuristic", game)
-    e = engine_class(game)()
+    e = load_game(game).new_state()
     e.new_episode(np.random.default_rng(0))
     obs = observation_of(e, e.current_player)
     batch = {k: np.stack([v, v]) for k, v in obs.items()}
@@ -132,7 +132,7 @@ def test_heuristic_act_batch_rejects_a_row_without_legal_actions(game):
 def test_heuristic_act_batch_equals_act(game, config):
     """The batch path (the native vector env's opponents) decides exactly like ``act``, also
     in odd states (random moves mixed in: in Spøkelse an empty pile, unknown slots late)."""
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     h = make_agent("heuristic", game, config)
     rng = np.random.default_rng(2)
     obs_rows = []
@@ -170,7 +170,7 @@ class OnlyResample:
 
 
 def _decision_states(game, config, count, seed=0):
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     e.new_episode(np.random.default_rng(seed))
     heur = make_agent("heuristic", game, config, seed=0)
     rng = np.random.default_rng(seed)
@@ -252,7 +252,7 @@ def duplicate_mean(game, a, b, deals, config=None, seed=0, akw=None, bkw=None):
     """Mean reward of ``a`` against ``b`` per deal, each deal played in every rotation
     (``a`` in one seat, ``b`` in the others); returns the per-deal means."""
     config = config or {}
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     n = e.num_players
     pa = make_agent(a, game, config, seed=1, **(akw or {}))
     pb = make_agent(b, game, config, seed=2, **(bkw or {}))

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from agents.search import observation_of, stage_of
+from agents.search import observation_of
 from agents.tournament import mean_ci
 from kortmiljo.games.sproyte import SproyteEngine
-from kortmiljo.games.sproyte.rules import DONE, PLAY0
-from kortmiljo.registry import engine_class
+from kortmiljo.games.sproyte.game import DONE, PLAY0
+from kortmiljo import load_game
 
 from ..sproyte.test_properties import check_state_after_resample
 from .common import play_engine
@@ -36,7 +36,7 @@ def search_margin(game: str, deals, seed: int = 0, config: dict | None = None, *
     depend on ``seed`` and ``d`` only, so any split of a range gives the same numbers), and
     search's CPU milliseconds per decision with more than one legal action."""
     config = config or {}
-    e = engine_class(game)(**config)
+    e = load_game(game, **config).new_state()
     n = e.num_players
     heuristic = make_agent("heuristic", game, config, seed=2)
     cpu, decisions, means = 0.0, 0, []
@@ -74,6 +74,10 @@ class _Timed:
 # ---- stages and beliefs -------------------------------------------------------------------------
 
 
+def stage_of(game: str, names: list[str]) -> str:
+    return make_agent("heuristic", game, seed=0).stage_of(names)
+
+
 def test_stages_and_settings():
     names = SproyteEngine().action_names
     assert stage_of("sproyte", [names[PLAY0], names[PLAY0 + 1]]) == "play"
@@ -92,7 +96,7 @@ def test_stages_and_settings():
 
 def _states(game, phase, count, seed=0):
     """Clones of heuristic self-play states in ``phase`` with more than one legal action."""
-    e = engine_class(game)()
+    e = load_game(game).new_state()
     h = make_agent("heuristic", game, seed=0)
     out, ep = [], seed
     while len(out) < count:
@@ -174,7 +178,7 @@ def test_sample_world_replaces_the_belief():
         calls.append(seat)
         return engine.resample(seat, rng)
 
-    e = engine_class("spokelse")()
+    e = load_game("spokelse").new_state()
     e.new_episode(np.random.default_rng(0))
     s = make_agent("search", "spokelse", seed=1, worlds=5, step_budget=None, sample_world=sampler)
     s.act(observation_of(e, e.current_player), e)

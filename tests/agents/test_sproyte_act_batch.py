@@ -8,8 +8,8 @@ import pytest
 
 from agents import make_agent
 from agents.search import observation_of
-from kortmiljo.games.sproyte.rules import DONE, GRAND, NULLO, TRUMP, Phase
-from kortmiljo.registry import engine_class
+from kortmiljo.games.sproyte.game import DONE, GRAND, NULLO, TRUMP, Phase
+from kortmiljo import load_game
 
 from .common import CONFIGS, config_id
 
@@ -18,7 +18,7 @@ def _rows(config: dict, seed: int, want: int) -> tuple[list[dict], int, set]:
     """Observations of the seat on move from games of the heuristic mixed with random moves
     (a share of 0 to 1 per game, for odd states), until ``want`` trick-play decisions; the
     kinds seen: (contract, cards on the table) in play, ("exchange", laid or done)."""
-    e = engine_class("sproyte")(**config)
+    e = load_game("sproyte", **config).new_state()
     h = make_agent("heuristic", "sproyte", config)
     rng = np.random.default_rng(seed)
     rows, n_play, kinds = [], 0, set()

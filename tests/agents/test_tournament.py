@@ -19,7 +19,7 @@ AGENT_KEYS = {"mean_reward", "ci95", "win_rate", "win_ci95", "per_seat", "rating
 
 def test_mean_ci_is_student_t():
     m, lo, hi = T.mean_ci([1.0, 2.0, 3.0, 4.0])
-    half = 3.182 * math.sqrt(5 / 3) / 2  # t(0.975, 3) * sd / sqrt(n)
+    half = 3.182446 * math.sqrt(5 / 3) / 2  # t(0.975, 3) * sd / sqrt(n)
     assert m == 2.5
     assert lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
     assert T.mean_ci([0.5]) == (0.5, 0.5, 0.5)

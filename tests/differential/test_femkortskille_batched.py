@@ -23,7 +23,7 @@ import pytest
 from kortmiljo.core.errors import ConfigError
 from kortmiljo.games.femkortskille import FemkortskilleEngine
 from kortmiljo.games.femkortskille.batched import BatchedFemkortskille, BatchedIllegalActionError, lane_rng
-from kortmiljo.games.femkortskille.rules import PASS
+from kortmiljo.games.femkortskille.game import PASS
 
 VARIANTS: dict[str, dict] = {
     "default": {},
@@ -251,7 +251,7 @@ def test_stacked_decks_dealers_and_masked_lanes(options):
         mask = be.legal_mask()
         a = _random_actions(mask, rng)
         if be.skituppslag:
-            shows += int((mask[lanes, be.spec.A_SHOW] == 1).sum())
+            shows += int((mask[lanes, be.game.A_SHOW] == 1).sum())
         be.step(a, lanes)
         for i in np.flatnonzero(lanes):
             engines[i].step(int(a[i]))

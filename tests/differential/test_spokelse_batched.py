@@ -184,7 +184,7 @@ def test_dealer_draw_matches_scalar_including_ties():
     for n in (2, 3, 4, 5):
         be = BatchedSpokelse(1, seed=0, num_players=n)
         perms = np.stack([np.random.default_rng(s).permutation(52) for s in range(3000)])
-        want = [be.spec.draw_dealer(np.random.default_rng(s)) for s in range(3000)]
+        want = [be.game.draw_dealer(np.random.default_rng(s)) for s in range(3000)]
         np.testing.assert_array_equal(be._dealers_from(perms), want)
 
 

@@ -20,7 +20,7 @@ import pytest
 from kortmiljo.core.errors import ConfigError
 from kortmiljo.games.sproyte import SproyteEngine
 from kortmiljo.games.sproyte.batched import BatchedIllegalActionError, BatchedSproyte, lane_rng
-from kortmiljo.games.sproyte.rules import DONE, KEEP, PLAY0, TAKE_TALON
+from kortmiljo.games.sproyte.game import DONE, KEEP, PLAY0, TAKE_TALON
 
 BASE_GRID = [
     {"variant": v, "match_to": m, "reward": r}
@@ -279,9 +279,10 @@ def test_terminal_lane_without_autoreset_rejects_steps():
 
 def test_plugs_into_the_vector_env_protocol(monkeypatch):
     vector = pytest.importorskip("kortmiljo.env.vector")
+    from kortmiljo.core.batched import BatchedEngine
+
     be = BatchedSproyte(2, seed=0)
-    assert isinstance(be, vector.BatchedEngine)
-    monkeypatch.setitem(vector.BATCHED_ENGINES, "sproyte", "kortmiljo.games.sproyte.batched:BatchedSproyte")
+    assert isinstance(be, BatchedEngine)
     env = vector.BatchedSingleSeatVecEnv("sproyte", {"variant": "variasjon", "match_to": 3}, 6, seed=1)
     obs = env.reset()
     assert obs.shape == (6, be.obs_size + 52)

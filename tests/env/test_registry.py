@@ -3,12 +3,12 @@
 import pytest
 
 import kortmiljo
-from kortmiljo.registry import available_games
+from kortmiljo import game_names
 
 pettingzoo = pytest.importorskip("pettingzoo")
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", game_names())
 def test_make_from_the_pettingzoo_registry(game):
     if not hasattr(pettingzoo, "make"):
         pytest.skip("this PettingZoo has no registry")

@@ -10,13 +10,11 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from agents.base import RandomPolicy
 from agents.spokelse_heuristic import SpokelseHeuristic
 from kortmiljo.env.training import SingleSeatEnv
-from kortmiljo.env.vector import (
-    BatchedEngine,
-    BatchedSingleSeatVecEnv,
-    batched_engine_class,
-    choose_vec,
-    spokelse_potential_batch,
-)
+from kortmiljo import load_game
+from kortmiljo.core.batched import BatchedEngine
+from kortmiljo.env.vector import BatchedSingleSeatVecEnv, choose_vec
+from kortmiljo.games.spokelse.features import potential as spokelse_potential
+from kortmiljo.games.spokelse.features import potential_batch as spokelse_potential_batch
 from kortmiljo.games.spokelse import SpokelseEngine
 
 SHORT_DECK = ["AS", "2S", "3S", "4S", "8S", "TS", "JS", "QS", "KS", "AH", "5H", "9H", "KH", "8D"]
@@ -175,21 +173,21 @@ def test_opponents_that_need_the_engine_are_refused():
 
 
 def test_protocol_and_registry():
-    assert isinstance(batched_engine_class("spokelse")(2, seed=0), BatchedEngine)
-    with pytest.raises(ValueError, match="no batched engine"):
-        batched_engine_class("no_such_game")
-    with pytest.raises(ValueError, match="no batched engine"):
-        choose_vec("native", "no_such_game", 64)
-    assert choose_vec("auto", "spokelse", 64) == "native"
-    assert choose_vec("auto", "spokelse", 8) == "dummy"  # below the measured break-even
-    assert choose_vec("auto", "sproyte", 32) == "dummy" and choose_vec("auto", "sproyte", 64) == "native"
-    assert choose_vec("auto", "femkortskille", 16) == "dummy" and choose_vec("auto", "femkortskille", 256) == "native"
-    assert choose_vec("auto", "no_such_game", 64) == "dummy"
+    assert isinstance(load_game("spokelse").new_batched(2, seed=0), BatchedEngine)
+    with pytest.raises(ValueError, match="unknown game"):
+        load_game("no_such_game")
+    teaching = load_game("femkortskille", hand_size=2)
+    with pytest.raises(ValueError, match="teaching option"):
+        choose_vec("native", teaching, 64)
+    assert choose_vec("auto", teaching, 1024) == "dummy"
+    sp, sr, fk = load_game("spokelse"), load_game("sproyte"), load_game("femkortskille")
+    assert choose_vec("auto", sp, 64) == "native"
+    assert choose_vec("auto", sp, 8) == "dummy"  # below the measured break-even
+    assert choose_vec("auto", sr, 32) == "dummy" and choose_vec("auto", sr, 64) == "native"
+    assert choose_vec("auto", fk, 16) == "dummy" and choose_vec("auto", fk, 256) == "native"
 
 
 def test_batched_potential_equals_scalar_potential():
-    from kortmiljo.env.training import spokelse_potential
-
     for n in (2, 3, 5):
         env = BatchedSingleSeatVecEnv("spokelse", {"num_players": n}, 32, seed=n)
         obs = env.reset()
@@ -197,8 +195,8 @@ def test_batched_potential_equals_scalar_potential():
         for _ in range(60):
             m = env.action_masks()
             obs, *_ = env.step((rng.random(m.shape) * m).argmax(axis=1))
-            got = spokelse_potential_batch(env.template, env.seat, obs)
-            want = [spokelse_potential(env.template, int(s), o) for s, o in zip(env.seat, obs, strict=True)]
+            got = spokelse_potential_batch(env.game, env.seat, obs)
+            want = [spokelse_potential(env.game, int(s), o) for s, o in zip(env.seat, obs, strict=True)]
             np.testing.assert_array_equal(got, want)
 
 
@@ -259,9 +257,9 @@ class _Highest(_Lowest):
     ],
 )
 def test_other_games_lanes_replay_scalar_views(game, config, kw):
-    from kortmiljo.registry import engine_class
+    from kortmiljo import load_game
 
-    spec = engine_class(game)(**config)
+    spec = load_game(game, **config).new_state()
     opps = [_Lowest(spec), _Highest(spec)]
     lanes, seed = 4, 10
     scalar = DummyVecEnv([lambda i=i: SingleSeatEnv(game, config, opps, seed=seed + i, **kw) for i in range(lanes)])

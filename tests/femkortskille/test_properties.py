@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kortmiljo.core.errors import IllegalActionError
 from kortmiljo.games.femkortskille import FemkortskilleEngine, Phase
-from kortmiljo.games.femkortskille.rules import LOC_DISCARDED, LOC_HAND, LOC_PLAYED, LOC_STOCK
+from kortmiljo.games.femkortskille.game import LOC_DISCARDED, LOC_HAND, LOC_PLAYED, LOC_STOCK
 
 CONFIGS = [
     {"num_players": 3},

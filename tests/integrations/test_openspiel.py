@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kortmiljo.registry import env_module
+from kortmiljo.env.modules import env_module_of
 
 pyspiel = pytest.importorskip("pyspiel")
 openspiel = pytest.importorskip("kortmiljo.openspiel")
@@ -48,7 +48,7 @@ def test_same_game_as_the_aec_env(game, config):
                 st.apply_action(int(rng.choice(outcomes, p=probs)))
                 continue
             if env is None:
-                env = env_module(game).raw_env(**config)
+                env = env_module_of(game).raw_env(**config)
                 env.reset(seed=seed, options={"deck": st.decks[0], "dealer": st.dealer})
                 total = dict.fromkeys(env.possible_agents, 0.0)
             seat = st.current_player()

@@ -41,7 +41,7 @@ def test_short_local_run_then_the_checkpoint_plays(tmp_path):
     import ray
 
     from agents.registry import make_agent
-    from kortmiljo.registry import env_module
+    from kortmiljo.env.modules import env_module_of
     from train.cli import main
 
     out = tmp_path / "run"
@@ -63,7 +63,7 @@ def test_short_local_run_then_the_checkpoint_plays(tmp_path):
     for path in (out, out / "checkpoint"):
         # sampling: two deterministic Spøkelse players can take and swap for ever (the stock never runs out)
         agent = make_agent(f"rllib:{path}", GAME, {}, seed=0, deterministic=False)
-        env = env_module(GAME).env()
+        env = env_module_of(GAME).env()
         for seed in range(3):
             env.reset(seed=seed)
             for steps, _ in enumerate(env.agent_iter()):

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kortmiljo.games.spokelse import SpokelseEngine
-from kortmiljo.games.spokelse.rules import LOC_DISCARD, LOC_STOCK
+from kortmiljo.games.spokelse.game import LOC_DISCARD, LOC_STOCK
 
 
 def reference_unseen(n: int, deck: list[int], dealer: int, history: list[tuple[int, int]], over: bool) -> np.ndarray:

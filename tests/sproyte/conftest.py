@@ -8,7 +8,7 @@ import numpy as np
 
 from kortmiljo.core.cards import FRENCH, FRENCH_NO_TWOS
 from kortmiljo.games.sproyte import SproyteEngine
-from kortmiljo.games.sproyte.rules import PLAY0
+from kortmiljo.games.sproyte.game import PLAY0
 
 P = FRENCH.parse
 

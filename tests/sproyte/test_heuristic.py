@@ -10,7 +10,7 @@ from agents.registry import make_agent
 from agents.sproyte_heuristic import SproyteHeuristic
 from kortmiljo import sproyte_v0
 from kortmiljo.games.sproyte import SproyteEngine
-from kortmiljo.games.sproyte.rules import DONE, PLAY0
+from kortmiljo.games.sproyte.game import DONE, PLAY0
 
 from .conftest import cards, new_engine, stacked
 

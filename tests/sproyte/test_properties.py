@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kortmiljo.core.cards import FRENCH, FRENCH_NO_TWOS
 from kortmiljo.games.sproyte import SproyteEngine
-from kortmiljo.games.sproyte.rules import (
+from kortmiljo.games.sproyte.game import (
     LOC_HAND,
     LOC_NOT_IN_DECK,
     LOC_OUT,

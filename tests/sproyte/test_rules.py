@@ -9,7 +9,7 @@ from kortmiljo.core.cards import FRENCH, FRENCH_CODES
 from kortmiljo.core.errors import ConfigError, IllegalActionError
 from kortmiljo.core.tricks import strength
 from kortmiljo.games.sproyte import Phase, SproyteEngine, contract_of_shown, deal_points
-from kortmiljo.games.sproyte.rules import (
+from kortmiljo.games.sproyte.game import (
     DONE,
     GRAND,
     KEEP,

@@ -205,10 +205,10 @@ def test_native_vec_env_with_privileged_critic(tmp_path, game):
     assert report["vec_env"] == "native" and report["timesteps"] >= 256
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["privileged_size"] > 0
-    from kortmiljo.registry import engine_class
+    from kortmiljo import load_game
 
     agent = make_agent(f"ppo:{out}", game, {}, seed=1)
-    engine = engine_class(game)()
+    engine = load_game(game).new_state()
     r = duplicate_eval(engine, agent, make_agent("random", game, {}, seed=2), deals=2, seed=3)
     assert r["games"] == 2 * engine.num_players
 

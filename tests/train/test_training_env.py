@@ -15,7 +15,7 @@ from kortmiljo.core.engine import Engine, Option, int_in
 from kortmiljo.core.layout import Layout
 from kortmiljo.env.training import SingleSeatEnv, spokelse_potential
 from kortmiljo.games.spokelse import SpokelseEngine
-from kortmiljo.registry import available_games
+from kortmiljo import game_names
 
 DRAW, TAKE, DISCARD = 0, 1, 6
 
@@ -34,7 +34,7 @@ class Scripted(Policy):
         return next(a for a in self.prefer if a in legal)
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", game_names())
 def test_env_checker(game):
     env = SingleSeatEnv(game, seed=0)
     with warnings.catch_warnings():
@@ -42,7 +42,7 @@ def test_env_checker(game):
         check_env(env, skip_render_check=True)
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", game_names())
 def test_random_episodes_masks_and_returns(game):
     env = SingleSeatEnv(game, opponents=[RandomPolicy(SingleSeatEnv(game).engine, seed=1)], seed=3)
     rng = np.random.default_rng(0)

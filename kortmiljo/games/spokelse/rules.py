@@ -253,9 +253,29 @@ class SpokelseEngine(Engine):
             total = sum(scores)
             self.rewards = [(total - x) / (n - 1) - x for x in scores]
 
-    # ---- views ----------------------------------------------------------------
+    # ---- what a seat knows (the public knowledge interface: agents read this, not the arrays) ------
     def knows_slot(self, viewer: int, seat: int, i: int) -> bool:
         return self.public[seat][i] or (seat == viewer and self.owner_known[seat][i]) or self.phase == Phase.OVER
+
+    def slot_as_seen(self, viewer: int, seat: int, i: int) -> int:
+        """The card in ``seat``'s slot ``i`` if ``viewer`` knows it, else -1."""
+        return self.slots[seat][i] if self.knows_slot(viewer, seat, i) else -1
+
+    def hand_as_seen(self, viewer: int) -> int:
+        """The card the seat on move holds if ``viewer`` can see it (its own draw, or any take), else -1."""
+        if self.hand >= 0 and (viewer == self.current_player or not self.hand_from_stock):
+            return self.hand
+        return -1
+
+    def refresh_views(self, observations: bool = True) -> None:
+        """Rebuild every seat's ``unseen`` (and, with ``observations``, its observation buffer) from
+        the knowledge flags, after cards were moved in a copy (a search world)."""
+        for s in range(self.num_players):
+            self._unseen[s] = self.reference_unseen(s)
+        if observations:
+            self._refresh()
+
+    # ---- views ----------------------------------------------------------------
 
     def observe(self, seat: int) -> np.ndarray:
         return self._obs[seat].copy()
@@ -404,7 +424,5 @@ class SpokelseEngine(Engine):
             else:
                 new.hand = c
         new.stock = perm[len(places) :]
-        for s in range(self.num_players):  # other seats' knowledge follows the new cards
-            new._unseen[s] = new.reference_unseen(s)
-        new._refresh()
+        new.refresh_views()  # other seats' knowledge follows the new cards
         return new

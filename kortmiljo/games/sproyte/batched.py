@@ -274,7 +274,7 @@ class BatchedSproyte(BatchedEngine):
             bad = np.flatnonzero((np.sort(decks, axis=1) != self.cards).any(axis=1))
             if bad.size:
                 raise ValueError(
-                    f"deck of lane {int(L[bad[0]])} is not a permutation of the {self.spec.deck.name} deck's cards"
+                    f"deck of lane {int(L[bad[0]])} is not a permutation of the {self.game.deck.name} deck's cards"
                 )
             decks = decks.astype(np.int64)
         if dealers is None or decks is None:  # the scalar engine's order: dealer first, then the deck
