@@ -107,7 +107,8 @@ import numpy as np
 from kortmiljo.core.engine import Engine
 from kortmiljo.core.game import Game
 
-from .base import GENERIC_SEARCH, Heuristic, Policy, RandomPolicy, RandomRollout
+from .base import GENERIC_SEARCH, Heuristic, Policy, RandomPolicy
+from .catalog import heuristic_for
 
 SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout steps (a stage may say otherwise)
 GENERIC = GENERIC_SEARCH
@@ -115,15 +116,7 @@ GENERIC = GENERIC_SEARCH
 
 def rollout_policy_for(game: Game, seed: int | None = None) -> Heuristic:
     """The game's heuristic if it has one registered, else uniform random play."""
-    from .registry import make_agent
-
-    try:
-        policy = make_agent("heuristic", game, seed=seed)
-    except ValueError:
-        return RandomRollout(game, seed)
-    if not isinstance(policy, Heuristic):
-        raise TypeError(f"{policy!r} is registered as {game.name}'s heuristic but is not an agents.base.Heuristic")
-    return policy
+    return heuristic_for(game, seed)
 
 
 def observation_of(engine: Engine, seat: int) -> dict[str, np.ndarray]:

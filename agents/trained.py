@@ -96,7 +96,11 @@ def fingerprint_differences(theirs: dict, game: Game) -> list[str]:
 
 
 def _list_differences(what: str, theirs: list, ours: list) -> list[str]:
-    out = [f"{what} {i}: model {a!r}, requested {b!r}" for i, (a, b) in enumerate(zip(theirs, ours)) if a != b]
+    out = [
+        f"{what} {i}: model {a!r}, requested {b!r}"
+        for i, (a, b) in enumerate(zip(theirs, ours, strict=False))
+        if a != b
+    ]
     if len(theirs) != len(ours):
         out.append(f"{what}s: model has {len(theirs)}, requested {len(ours)}")
     return out

@@ -10,8 +10,8 @@ Every registered game is also in PettingZoo's registry under the ``kortmiljo/`` 
 
 from importlib import import_module
 
-from .core.game import Facts, Features, Game, GameDef
 from .core import registry as _registry
+from .core.game import Facts, Features, Game, GameDef
 from .core.registry import game_def, game_names, load_game, register_game
 from .env.modules import env_modules, install, register_with_pettingzoo
 

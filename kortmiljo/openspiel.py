@@ -480,9 +480,7 @@ def _digest(game: str, config: dict, dealer: int | None) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
-def register(
-    game: Game | str, *, dealer: int | None = None, name: str | None = None, **config: Any
-) -> str:
+def register(game: Game | str, *, dealer: int | None = None, name: str | None = None, **config: Any) -> str:
     """Register a configured game (or a registered name with these options) as a pyspiel game;
     return its name.
 

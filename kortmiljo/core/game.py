@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -33,9 +33,8 @@ from .errors import ConfigError
 from .layout import Layout
 from .options import Option, validate_options
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .batched import BatchedEngine
-    from .engine import Engine
+Engine = Any  # kortmiljo.core.engine.Engine (which builds on this module)
+BatchedEngine = Any  # kortmiljo.core.batched.BatchedEngine
 
 
 @dataclass(frozen=True)
@@ -63,6 +62,11 @@ def other_seats_privileged(state: Engine, seat: int) -> np.ndarray:
     return np.concatenate([state.observe((seat + r) % n) for r in range(1, n)]).astype(np.float32)
 
 
+def other_seats_privileged_size(game: Game) -> int:
+    """Length of :func:`other_seats_privileged`: one observation per other seat."""
+    return (game.num_players - 1) * game.layout.size
+
+
 def other_seats_privileged_batch(engine: BatchedEngine, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
     """:func:`other_seats_privileged` lane-wise on a batched engine."""
     n = engine.num_players
@@ -73,17 +77,19 @@ def other_seats_privileged_batch(engine: BatchedEngine, seats: np.ndarray, lanes
 class Features:
     """The training view's extras, scalar and batched, equal entry for entry.
 
-    ``potential(game, obs) -> float`` is a shaping potential Φ over the learner's own
+    ``potential(state, seat, obs) -> float`` is a shaping potential Φ over the learner's own
     observation vector (None: the game has none); ``potential_batch(game, seats, obs) -> [k]``
     the same for a batch. ``privileged(state, seat)`` and ``privileged_batch(engine, seats,
     lanes)`` are the hidden-state features an asymmetric critic reads (default: the other
-    seats' observations); a policy that read them would cheat.
+    seats' observations), ``privileged_size(game)`` their length; a policy that read them
+    would cheat.
     """
 
-    potential: Callable[[Game, np.ndarray], float] | None = None
+    potential: Callable[[Engine, int, np.ndarray], float] | None = None
     potential_batch: Callable[[Game, np.ndarray, np.ndarray], np.ndarray] | None = None
     privileged: Callable[[Engine, int], np.ndarray] = other_seats_privileged
     privileged_batch: Callable[[Any, np.ndarray, np.ndarray], np.ndarray] = other_seats_privileged_batch
+    privileged_size: Callable[[Game], int] = other_seats_privileged_size
 
 
 def _load(target: Any) -> Any:
@@ -149,11 +155,6 @@ class GameDef:
 
     def __repr__(self) -> str:
         return f"GameDef({self.name!r}, v{self.version})"
-
-    def __reduce__(self):  # pickled by name: options hold check functions that need not pickle
-        from .registry import game_def
-
-        return (game_def, (self.name,))
 
 
 def _canonical(config: Mapping[str, Any]) -> str:
@@ -305,4 +306,5 @@ __all__ = [
     "as_game",
     "other_seats_privileged",
     "other_seats_privileged_batch",
+    "other_seats_privileged_size",
 ]

@@ -32,16 +32,30 @@ def is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def int_in(lo: int, hi: int | None = None) -> Callable[[Any], bool]:
-    return lambda v: is_int(v) and lo <= v and (hi is None or v <= hi)
+@dataclass(frozen=True)
+class int_in:  # noqa: N801  (reads as the check it is: int_in(2, 5))
+    """An int (not a bool) in ``lo..hi`` (``hi`` None: no upper bound). Picklable, like every check here,
+    so that descriptors and configured games pickle."""
+
+    lo: int
+    hi: int | None = None
+
+    def __call__(self, v: Any) -> bool:
+        return is_int(v) and self.lo <= v and (self.hi is None or v <= self.hi)
 
 
-def one_of(*values: Any) -> Callable[[Any], bool]:
+@dataclass(frozen=True)
+class one_of:  # noqa: N801
     """Equal to one of ``values`` and of a matching kind: ``3.0`` is not the player count ``3``,
     ``True`` is not ``1``; an int is accepted where the allowed value is a float of equal value."""
 
-    def check(v: Any) -> bool:
-        for x in values:
+    values: tuple
+
+    def __init__(self, *values: Any):
+        object.__setattr__(self, "values", values)
+
+    def __call__(self, v: Any) -> bool:
+        for x in self.values:
             if isinstance(x, bool) or isinstance(v, (bool, np.bool_)):
                 if v is x or (isinstance(v, np.bool_) and bool(v) is x):
                     return True
@@ -55,16 +69,19 @@ def one_of(*values: Any) -> Callable[[Any], bool]:
                 return True
         return False
 
-    return check
-
 
 def is_bool(v: Any) -> bool:
     return isinstance(v, (bool, np.bool_))
 
 
-def optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+@dataclass(frozen=True)
+class optional:  # noqa: N801
     """``check``, or None."""
-    return lambda v: v is None or check(v)
+
+    check: Callable[[Any], bool]
+
+    def __call__(self, v: Any) -> bool:
+        return v is None or self.check(v)
 
 
 def validate_options(game: str, options: Mapping[str, Option], given: Mapping[str, Any]) -> dict[str, Any]:

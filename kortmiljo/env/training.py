@@ -68,8 +68,8 @@ from gymnasium import spaces
 from ..core.engine import Engine
 from ..core.errors import IllegalActionError
 from ..core.game import Game, as_game
-from ..core.policy import RandomPolicy
 from ..core.options import is_int
+from ..core.policy import RandomPolicy
 from ..core.registry import load_game
 from .aec import check_reset_options, check_seed
 
@@ -106,11 +106,8 @@ def privileged_features(state: Engine, seat: int) -> np.ndarray:
 
 
 def privileged_size(game: Game) -> int:
-    """Length of :func:`privileged_features` for this configuration (read off a fresh deal of a
-    throw-away state, which is how long the vector is in every state of the game)."""
-    probe = game.new_state()
-    probe.new_episode(np.random.default_rng(0))
-    return len(privileged_features(probe, 0))
+    """Length of :func:`privileged_features` for this configuration (the game's descriptor says)."""
+    return game.features.privileged_size(game)
 
 
 class LegalDiscrete(spaces.Discrete):

@@ -114,9 +114,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self.width = self.game.deck.width
         self.actor_size = e.obs_size + (self.width if include_unseen else 0)
         self._privileged = (lambda seats, lanes: features.privileged_batch(e, seats, lanes)) if privileged else None
-        self.privileged_size = 0
-        if self._privileged is not None:  # sized on lane 0's state
-            self.privileged_size = self._privileged(e.current_player[:1], np.arange(1)).shape[1]
+        self.privileged_size = features.privileged_size(self.game) if privileged else 0
         self.obs_dim = self.actor_size + self.privileged_size
         super().__init__(
             num_envs,

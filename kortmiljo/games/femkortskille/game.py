@@ -13,7 +13,7 @@ from ...core.cards import KILLE, KILLE_RANKS, Deck
 from ...core.errors import ConfigError
 from ...core.game import Facts, Game
 from ...core.layout import Layout
-from ...core.options import Option, int_in, is_bool
+from ...core.options import Option, int_in, is_bool, optional
 
 NUM_RANKS = 21
 KILLE_RANK = 20
@@ -71,6 +71,10 @@ def build_action_names(
     return tuple(names)
 
 
+def _rank_names(v) -> bool:
+    return isinstance(v, (list, tuple)) and all(isinstance(r, str) for r in v)
+
+
 OPTIONS = {
     "num_players": Option(4, int_in(3, 8), "an int from 3 to 8"),
     "ante": Option(1, int_in(1), "a positive int (chips each player antes)"),
@@ -85,7 +89,7 @@ OPTIONS = {
     # teaching variants (OpenSpiel): a reduced deck, smaller hands, fewer tricks
     "ranks": Option(
         None,
-        lambda v: v is None or (isinstance(v, (list, tuple)) and all(isinstance(r, str) for r in v)),
+        optional(_rank_names),
         'None (all 21 ranks) or a list of distinct kille rank names such as ["1", "2", "kille"]',
     ),
     "hand_size": Option(HAND_SIZE, int_in(1, HAND_SIZE), "an int from 1 to 3 (cards dealt to each player)"),
@@ -93,9 +97,16 @@ OPTIONS = {
 }
 
 
-
 class FemkortskilleGame(Game):
     """Femkortskille with validated options: what every deal of this configuration shares."""
+
+    def check(self, config: dict) -> None:
+        # max_bet only caps the auktion's bets: without auktion a changed value would do nothing, silently
+        if not config["auktion"] and config["max_bet"] != OPTIONS["max_bet"].default:
+            raise ConfigError(
+                f"femkortskille: max_bet={config['max_bet']!r} has no effect without auktion=True (it caps "
+                "the auktion's bets); pass auktion=True as well, or leave max_bet out"
+            )
 
     def setup(self) -> None:
         c = self.config

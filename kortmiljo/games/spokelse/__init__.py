@@ -24,6 +24,7 @@ GAME = GameDef(
         potential_batch=features.potential_batch,
         privileged=features.privileged,
         privileged_batch=features.privileged_batch,
+        privileged_size=features.privileged_size,
     ),
     examples=(
         {},

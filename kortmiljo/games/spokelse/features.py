@@ -63,6 +63,11 @@ def privileged(state, seat: int) -> np.ndarray:
     return out
 
 
+def privileged_size(game) -> int:
+    """Length of :func:`privileged`: ghost and slots per seat, then the stock's points and mask."""
+    return game.num_players * (game.num_slots + 1) + 2 * game.stock_start
+
+
 def privileged_batch(engine, seats: np.ndarray, lanes: np.ndarray) -> np.ndarray:
     """:func:`privileged` lane-wise, read off the batched engine that owns the hidden arrays."""
     return engine.privileged_features(seats, lanes)

@@ -95,7 +95,6 @@ OPTIONS = {
 }
 
 
-
 class SproyteGame(Game):
     """Sprøyte with validated options: what every deal of this configuration shares."""
 
