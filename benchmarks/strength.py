@@ -75,7 +75,7 @@ def strength(
     for game in games:
         rows = []
         timers: list[Timed] = []
-        seats = load_game(game).new_state().num_players
+        seats = load_game(game).num_players
         for a, b in combinations(AGENTS, 2):
             lineup = [a, b]
             if "search" not in (a, b):

@@ -83,9 +83,9 @@ BATCH_SIZES = (1, 64, 1024, 4096)
 
 
 def bench_batched(game: str, config: dict, lanes: int) -> Callable[[float], tuple[int, int]]:
-    from kortmiljo.env.vector import batched_engine_class
+    from kortmiljo import load_game
 
-    be = batched_engine_class(game)(lanes, seed=0, **config)
+    be = load_game(game, **config).new_batched(lanes, seed=0)
     rng = np.random.default_rng(0)
 
     def run(seconds: float) -> tuple[int, int]:
@@ -226,9 +226,11 @@ def rows() -> list[tuple[str, str, Callable[[], Callable]]]:
         out.append((f"{label}: engine + obs", "kortmiljo", lambda g=game, c=config: bench_engine(g, c)))
 
         def make_aec(g=game, c=config):
-            from kortmiljo.env.modules import env_module_of
+            from importlib import import_module
 
-            return bench_aec(lambda: env_module_of(g).env(**c))
+            from kortmiljo import game_def
+
+            return bench_aec(lambda: import_module(f"kortmiljo.{game_def(g).env_name}").env(**c))
 
         out.append((f"{label}: env() AEC loop", "kortmiljo", make_aec))
     for game, config, label in BATCHED_ROWS:

@@ -8,6 +8,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import numpy as np  # noqa: E402
 from spokelse_ceiling import EndgameOracle, duel, luck, oracle  # noqa: E402
 
+from agents.spokelse_heuristic import SpokelseHeuristic, _Batch  # noqa: E402
+from kortmiljo import load_game  # noqa: E402
+
+SPOKELSE = load_game("spokelse")  # the configured game the policies are built for
+
 
 def test_luck_figures_are_consistent():
     r = luck(60, seed=0)
@@ -22,20 +27,14 @@ def test_perfect_belief_search_runs():
 
 
 def test_batched_duel_of_equal_players_is_exactly_even():
-    from agents.spokelse_heuristic import SpokelseHeuristic
-    from kortmiljo.games.spokelse import SpokelseEngine
-
-    r = duel(SpokelseHeuristic(SpokelseEngine()), SpokelseHeuristic(SpokelseEngine()), 300, seed=0, chunk=128)
+    r = duel(SpokelseHeuristic(SPOKELSE), SpokelseHeuristic(SPOKELSE), 300, seed=0, chunk=128)
     assert r["games"] == 600 and r["mean_reward"] == 0 and r["deals_that_differ"] == 0
-    late = duel(SpokelseHeuristic(SpokelseEngine(), late_take=(5, 0.5)), SpokelseHeuristic(SpokelseEngine()), 4000, 0)
+    late = duel(SpokelseHeuristic(SPOKELSE, late_take=(5, 0.5)), SpokelseHeuristic(SPOKELSE), 4000, 0)
     assert late["deals_that_differ"] > 0 and late["ci95"][0] <= late["mean_reward"] <= late["ci95"][1]
 
 
 def test_endgame_oracle_plays_legal_moves_and_keeps_v0_early():
-    from agents.spokelse_heuristic import SpokelseHeuristic, _Batch
-    from kortmiljo.games.spokelse import SpokelseEngine
-
-    e, v0, oracle = SpokelseEngine(), SpokelseHeuristic(SpokelseEngine()), EndgameOracle(SpokelseEngine(), 4)
+    e, v0, oracle = SPOKELSE.new_state(), SpokelseHeuristic(SPOKELSE), EndgameOracle(SPOKELSE, 4)
     rng = np.random.default_rng(1)
     deviations = 0
     for _ in range(30):

@@ -21,9 +21,9 @@ import pytest
 from agents.registry import make_agent
 from agents.search import observation_of
 from agents.tournament import mean_ci
+from kortmiljo import load_game
 from kortmiljo.games.sproyte import SproyteEngine
 from kortmiljo.games.sproyte.game import DONE, PLAY0
-from kortmiljo import load_game
 
 from ..sproyte.test_properties import check_state_after_resample
 from .common import play_engine

@@ -8,12 +8,15 @@ import pytest
 
 from agents.search import observation_of
 from agents.spokelse_heuristic import DRAW, TAKE, SpokelseHeuristic
+from kortmiljo import load_game
 from kortmiljo.games.spokelse import SpokelseEngine
+
+SPOKELSE = load_game("spokelse")  # the configured game the policies are built for
 
 
 def _late_positions(seed: int, games: int):
     """Observations at draw decisions with at most 5 stock cards left, from v0 self-play."""
-    e, v0 = SpokelseEngine(), SpokelseHeuristic(SpokelseEngine())
+    e, v0 = SpokelseEngine(), SpokelseHeuristic(SPOKELSE)
     rng = np.random.default_rng(seed)
     rows = []
     for _ in range(games):
@@ -27,7 +30,7 @@ def _late_positions(seed: int, games: int):
 
 
 def test_late_takes_change_only_late_draw_decisions_and_every_path_agrees():
-    late, v0 = SpokelseHeuristic(SpokelseEngine(), late_take=(5, 0.5)), SpokelseHeuristic(SpokelseEngine())
+    late, v0 = SpokelseHeuristic(SPOKELSE, late_take=(5, 0.5)), SpokelseHeuristic(SPOKELSE)
     rows = _late_positions(seed=3, games=300)
     batch = {k: np.stack([o[k] for o, _, _ in rows]) for k in rows[0][0]}
     got = late.act_batch(batch)
@@ -41,4 +44,4 @@ def test_late_takes_change_only_late_draw_decisions_and_every_path_agrees():
 def test_late_take_refuses_negative_settings():
     for bad in ((5, -1.0), (-1, 0.5)):
         with pytest.raises(ValueError, match="late_take"):
-            SpokelseHeuristic(SpokelseEngine(), late_take=bad)
+            SpokelseHeuristic(SPOKELSE, late_take=bad)

@@ -8,8 +8,8 @@ import pytest
 
 from agents import make_agent
 from agents.search import observation_of
-from kortmiljo.games.sproyte.game import DONE, GRAND, NULLO, TRUMP, Phase
 from kortmiljo import load_game
+from kortmiljo.games.sproyte.game import DONE, GRAND, NULLO, TRUMP, Phase
 
 from .common import CONFIGS, config_id
 

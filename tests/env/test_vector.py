@@ -9,13 +9,15 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.base import RandomPolicy
 from agents.spokelse_heuristic import SpokelseHeuristic
-from kortmiljo.env.training import SingleSeatEnv
 from kortmiljo import load_game
 from kortmiljo.core.batched import BatchedEngine
+from kortmiljo.env.training import SingleSeatEnv
 from kortmiljo.env.vector import BatchedSingleSeatVecEnv, choose_vec
+from kortmiljo.games.spokelse import SpokelseEngine
 from kortmiljo.games.spokelse.features import potential as spokelse_potential
 from kortmiljo.games.spokelse.features import potential_batch as spokelse_potential_batch
-from kortmiljo.games.spokelse import SpokelseEngine
+
+SPOKELSE = load_game("spokelse")  # the configured game the policies are built for
 
 SHORT_DECK = ["AS", "2S", "3S", "4S", "8S", "TS", "JS", "QS", "KS", "AH", "5H", "9H", "KH", "8D"]
 
@@ -169,7 +171,7 @@ def test_opponents_that_need_the_engine_are_refused():
         needs_engine = True
 
     with pytest.raises(ValueError, match="needs the live engine"):
-        BatchedSingleSeatVecEnv("spokelse", {}, 2, [Searcher(SpokelseEngine())], seed=0)
+        BatchedSingleSeatVecEnv("spokelse", {}, 2, [Searcher(SPOKELSE)], seed=0)
 
 
 def test_protocol_and_registry():
