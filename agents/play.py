@@ -20,8 +20,9 @@ from typing import TextIO
 
 import numpy as np
 
+from kortmiljo.cli import ArgumentParser, fail, int_arg
 from kortmiljo.core.game import Game
-from kortmiljo.core.options import parse_options
+from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
@@ -90,8 +91,10 @@ def play(
     env = OrderEnforcing(CardGameEnv(g))
     engine = env.unwrapped.engine
     n = len(env.possible_agents)
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, got {seat}")
+    if not is_int(seat) or not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, got {seat!r}")
+    if seed is not None and (not is_int(seed) or seed < 0):
+        raise ValueError(f"--seed must be a non-negative int, got {seed!r}")
     if not opponents:
         raise ValueError("give at least one opponent")
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
@@ -150,13 +153,13 @@ def play(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kortmiljo play", description="Play a game against agents in the terminal.")
+    p = ArgumentParser(prog="kortmiljo play", description="Play a game against agents in the terminal.")
     p.add_argument("game", help=f"the game: {', '.join(game_names())}")
     p.add_argument(
         "--opponents", nargs="+", default=["heuristic"], help="agents for the other seats, cycled (default heuristic)"
     )
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random)")
+    p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0 to players-1 (default 0)")
+    p.add_argument("--seed", type=int_arg(0), default=None, help="seed of the deal, >= 0 (default: random)")
     p.add_argument(
         "--config",
         nargs="+",
@@ -173,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return play(args.game, args.opponents, args.seat, args.seed, parse_options(args.config))
     except ValueError as err:
-        print(f"kortmiljo play: {err}", file=sys.stderr)
-        return 2
+        return fail("kortmiljo play", err)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from kortmiljo.core.engine import Engine
+from kortmiljo.core.game import Game
+from kortmiljo.env.training import observation_size
 
 from .base import Policy, choose_from_logits
 from .trained import check_compatible, read_model_config
@@ -63,8 +64,8 @@ class RLlibPolicy(Policy):
 
     name = "rllib"
 
-    def __init__(self, engine: Engine, module: Any, seed: int | None = None, deterministic: bool = True, name=None):
-        super().__init__(engine, seed)
+    def __init__(self, game: Game, module: Any, seed: int | None = None, deterministic: bool = True, name=None):
+        super().__init__(game, seed)
         import torch
 
         self._torch = torch
@@ -86,7 +87,7 @@ class RLlibPolicy(Policy):
     def _choose(self, logits: np.ndarray) -> np.ndarray:
         return choose_from_logits(logits, self.deterministic, self.rng)
 
-    def act(self, obs: dict[str, np.ndarray], engine: Engine | None = None) -> int:
+    def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
         if not np.asarray(obs["action_mask"]).any():
             raise ValueError("no legal action in the observation's action_mask")
         batch = {k: np.asarray(v)[None] for k, v in obs.items()}
@@ -96,10 +97,8 @@ class RLlibPolicy(Policy):
         return self._choose(self.masked_logits(obs)).astype(np.int64)
 
 
-def load_rllib_policy(
-    path: str | Path, engine_template: Engine, seed: int | None = None, deterministic: bool = True
-) -> RLlibPolicy:
-    """Load the learner of an rllib-backend run as an :class:`RLlibPolicy` for the template's game and configuration."""
+def load_rllib_policy(path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True) -> RLlibPolicy:
+    """Load the learner of an rllib-backend run as an :class:`RLlibPolicy` for a configured game."""
     module_dir, run_dir = resolve_module_dir(path)
     key = str(module_dir.resolve())
     if key not in _warned:
@@ -107,25 +106,24 @@ def load_rllib_policy(
         print(TRUST_NOTE.format(path=module_dir), file=sys.stderr)
     cfg = read_model_config(run_dir / "config.json") if run_dir is not None else None
     if cfg is not None:
-        check_compatible(cfg, engine_template, str(path))
+        check_compatible(cfg, game, str(path))
     try:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        import train.rllib_backend  # noqa: F401  (defines the module class the checkpoint names)
+        import agents.rllib_module  # noqa: F401  (defines the module class the checkpoint names)
     except ImportError as err:
         raise ValueError(f"rllib:{path} needs Ray RLlib: pip install 'kortmiljo[rllib]' ({err})") from err
     try:
         module = RLModule.from_checkpoint(str(module_dir.resolve()))
     except Exception as err:  # anything a broken checkpoint throws, as one clear error
         raise ValueError(f"{module_dir} could not be loaded as an RLModule: {type(err).__name__}: {err}") from err
-    want = engine_template.layout.size + engine_template.deck.width
+    want = observation_size(game)
     space = getattr(module, "observation_space", None)
     if space is not None and "observations" in getattr(space, "spaces", {}):
         got = int(space["observations"].shape[0])
         if got != want:
-            raise ValueError(f"{path} expects observations of {got}; {engine_template.NAME} gives {want}")
+            raise ValueError(f"{path} expects observations of {got}; {game.name} gives {want}")
     n_actions = int(module.action_space.n)
-    if n_actions != len(engine_template.action_names):
-        want_actions = len(engine_template.action_names)
-        raise ValueError(f"{path} has {n_actions} actions; {engine_template.NAME} has {want_actions}")
-    return RLlibPolicy(engine_template, module, seed=seed, deterministic=deterministic, name=f"rllib:{path}")
+    if n_actions != game.num_actions:
+        raise ValueError(f"{path} has {n_actions} actions; {game.name} has {game.num_actions}")
+    return RLlibPolicy(game, module, seed=seed, deterministic=deterministic, name=f"rllib:{path}")

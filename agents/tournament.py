@@ -28,7 +28,9 @@ their reward in it (ties share a rank).
 
 Results are printed as a plain table, written as JSON (atomically: temporary file plus
 ``os.replace``) with ``--out``, and drawn as a PNG bar chart with the intervals with
-``--plot`` (matplotlib, Agg backend).
+``--plot`` (matplotlib, Agg backend). Both paths are checked before the first game, so a
+typo does not cost the tournament; should writing still fail at the end, the results are
+saved in a temporary file and the error says where.
 """
 
 from __future__ import annotations
@@ -45,14 +47,16 @@ from typing import Any
 
 import numpy as np
 
+from kortmiljo.cli import ArgumentParser, check_output_file, fail, int_arg
 from kortmiljo.core.game import Game
-from kortmiljo.core.options import parse_options
+from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
 from .base import Policy
 from .registry import make_agent
 from .stats import mean_ci, t95, wilson  # noqa: F401  (t95 and wilson are part of this module's API)
+
 
 # ---- seating ------------------------------------------------------------------------
 def seatings(num_agents: int, num_seats: int) -> list[list[int]]:
@@ -77,6 +81,7 @@ def unique_names(specs: Sequence[Any]) -> list[str]:
 
 # ---- running --------------------------------------------------------------------------
 MAX_STEPS = 100_000  # far beyond any real game; guards against agents that never end one
+MAX_GAMES = 10**7  # weeks of play for the fastest agents: a larger number is a typo
 
 
 def play_game(
@@ -133,8 +138,10 @@ def run_tournament(
     """
     if len(agents) < 1:
         raise ValueError("give at least one agent")
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
+    if not is_int(games) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be an int from 1 to {MAX_GAMES:,}, got {games!r}")
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     g = load_game(game, **(config or {})) if isinstance(game, str) else game
     if config and not isinstance(game, str):
         raise ValueError("pass either a configured Game or a game name with config, not both")
@@ -291,6 +298,14 @@ def write_json(results: dict, path: str) -> None:
     atomic_write(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
 
 
+def save_elsewhere(results: dict) -> str:
+    """Write the results to a new temporary file (when ``--out`` or ``--plot`` failed); its path."""
+    fd, path = tempfile.mkstemp(prefix="kortmiljo-eval-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
 def plot(results: dict, path: str) -> None:
     """A PNG bar chart: mean reward with its 95 % CI, and win rate with its Wilson interval."""
     import io
@@ -332,7 +347,7 @@ def parse_config(items: Sequence[str] | None) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="kortmiljo eval",
         description="Duplicate-deal tournament between agents, with 95% confidence intervals.",
     )
@@ -341,9 +356,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, help="random, heuristic, search, ppo:PATH (a name twice is numbered)"
     )
     p.add_argument(
-        "--games", type=int, default=100, help="games to play, rounded up to whole duplicate deals (default 100)"
+        "--games",
+        type=int_arg(1, MAX_GAMES),
+        default=100,
+        help=f"games to play (1 to {MAX_GAMES:,}), rounded up to whole duplicate deals (default 100)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
+    p.add_argument("--seed", type=int_arg(0), default=0, help="seed of the deals and the agents, >= 0 (default 0)")
     p.add_argument(
         "--config",
         nargs="+",
@@ -358,21 +376,42 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def check_outputs(out: str | None, chart: str | None) -> None:
+    """Every output path usable, before the first game (``ValueError`` saying which is not)."""
+    check_output_file("--out", out)
+    check_output_file("--plot", chart)
+    if out and chart and os.path.abspath(out) == os.path.abspath(chart):
+        raise ValueError(f"--out and --plot name the same file {out!r}; give each its own")
+    if chart:
+        from importlib.util import find_spec
+
+        if find_spec("matplotlib") is None:
+            raise ValueError("--plot needs matplotlib, which is not installed (pip install matplotlib)")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    prog = "kortmiljo eval"
     try:
+        check_outputs(args.out, args.plot)
         config = parse_config(args.config)
         results = run_tournament(args.game, args.agents, args.games, config, args.seed, progress=not args.no_progress)
     except ValueError as err:
-        print(f"kortmiljo eval: {err}", file=sys.stderr)
-        return 2
+        return fail(prog, err)
     print(format_table(results))
-    if args.out:
-        write_json(results, args.out)
-        print(f"results written to {args.out}")
-    if args.plot:
-        plot(results, args.plot)
-        print(f"chart written to {args.plot}")
+    written = None
+    try:
+        if args.out:
+            write_json(results, args.out)
+            written = args.out
+            print(f"results written to {args.out}")
+        if args.plot:
+            plot(results, args.plot)
+            print(f"chart written to {args.plot}")
+    except Exception as err:  # the tournament is done: whatever went wrong, keep its results
+        where = written or save_elsewhere(results)
+        what = "--plot" if written or not args.out else "--out"
+        return fail(prog, f"could not write {what}: {err}; the results are saved in {where}", 1)
     return 0
 
 

@@ -1,3 +1,5 @@
+"""``python -m kortmiljo``: the ``kortmiljo`` command (:mod:`kortmiljo.cli`), also without installation."""
+
 import sys
 
 from .cli import main

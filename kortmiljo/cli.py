@@ -1,33 +1,145 @@
 """The ``kortmiljo`` command: ``eval``, ``play`` and ``train`` subcommands.
 
-Each subcommand lives with its code (agents/, train/); this file only dispatches,
-so ``kortmiljo --help`` stays fast and light.
+Each subcommand lives with its code (agents/, train/); this file only dispatches, so
+``kortmiljo --help`` stays fast and light, and holds what every subcommand's command line shares:
+
+* **The package's own code.** The subcommands are the top-level packages ``agents`` and
+  ``train`` installed beside ``kortmiljo`` (:class:`OwnPackages`), never a ``train.py`` or an
+  ``agents/`` in the working directory, which ``python -m kortmiljo`` puts first on ``sys.path``.
+* **One-line errors.** Bad input (an unknown game or agent, a bad ``--config``, a value out of
+  range, a path that cannot be used) ends a command with one line on stderr that names what was
+  wrong and what is allowed, and exit status 2: :class:`ArgumentParser`, :func:`int_arg`,
+  :func:`check_output_file`, :func:`fail`.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.abc
+import importlib.machinery
+import os
 import sys
 from importlib import import_module
+from pathlib import Path
 
 COMMANDS = {
     "eval": ("agents.tournament", "duplicate-deal tournament between agents, with confidence intervals"),
     "play": ("agents.play", "play a game against agents in the terminal"),
     "train": ("train.cli", "train a MaskablePPO agent with self-play"),
 }
+EXTRAS = {"train": "train"}  # the pip extra a subcommand needs beyond the core dependencies
+
+ROOT = Path(__file__).resolve().parent.parent  # holds kortmiljo, and beside it agents/ and train/
+OWN_PACKAGES = ("agents", "train")
+
+
+# ---- the package's own subcommands -------------------------------------------------------------
+class OwnPackages(importlib.abc.MetaPathFinder):
+    """Finds the top-level packages ``agents`` and ``train`` in :data:`ROOT`, ahead of ``sys.path``.
+
+    Moving the working directory to the end of ``sys.path`` would not be enough: an editable
+    install's finder comes after every ``sys.path`` entry, so a ``train.py`` anywhere on the path
+    would still win. Where ROOT has no such package, the ordinary search goes on.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in OWN_PACKAGES:
+            return importlib.machinery.PathFinder.find_spec(fullname, [str(ROOT)])
+        return None
+
+
+def use_own_packages() -> None:
+    """Put :class:`OwnPackages` first on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, OwnPackages) for f in sys.meta_path):
+        sys.meta_path.insert(0, OwnPackages())
+
+
+# ---- what every subcommand's command line shares -----------------------------------------------
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse`` whose errors are one line (``kortmiljo eval: argument --games: …``), exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def int_arg(lo: int, hi: int | None = None):
+    """An argparse ``type``: an int in ``lo..hi``; argparse names the option in the error."""
+    words = f"an int from {lo:,} to {hi:,}" if hi is not None else f"an int >= {lo}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < lo or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}")
+        return value
+
+    return parse
+
+
+def check_output_file(option: str, path: str | None) -> None:
+    """Refuse, before any work is done, an output file that could not be written at the end:
+    a directory, a path below a file, or a folder without write permission (``ValueError``)."""
+    if path is None:
+        return
+    p = Path(path).expanduser().absolute()
+    if p.is_dir():
+        raise ValueError(f"{option} {path!r} is a directory; give the path of a file to write")
+    folder = p.parent
+    while not folder.exists():  # the missing folders are made when the file is written
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path!r} cannot be written: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path!r} cannot be written: no permission to write in {folder}")
+
+
+def fail(prog: str, err: BaseException | str, status: int = 2) -> int:
+    """Print ``prog: message`` as one line on stderr and return ``status``."""
+    message = " ".join(str(err).split())
+    print(f"{prog}: {message}", file=sys.stderr)
+    return status
+
+
+# ---- the dispatcher ------------------------------------------------------------------------------
+def usage() -> str:
+    lines = ["usage: kortmiljo {eval,play,train} GAME [options]   (kortmiljo COMMAND --help for details)", ""]
+    lines += [f"  {name:6} {text}" for name, (_, text) in COMMANDS.items()]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: kortmiljo {eval,play,train} GAME [options]   (kortmiljo COMMAND --help for details)\n")
-        for name, (_, text) in COMMANDS.items():
-            print(f"  {name:6} {text}")
+        print(usage())
+        return 0
+    if argv[0] == "--version":
+        from . import __version__
+
+        print(f"kortmiljo {__version__}")
         return 0
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
-        print(f"kortmiljo: unknown command {cmd!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
-        return 2
-    return int(import_module(COMMANDS[cmd][0]).main(rest) or 0)
+        return fail("kortmiljo", f"unknown command {cmd!r}; commands: {', '.join(COMMANDS)} (see kortmiljo --help)")
+    use_own_packages()
+    try:
+        module = import_module(COMMANDS[cmd][0])
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] in ("kortmiljo", *OWN_PACKAGES):
+            raise  # our own code is missing: a broken installation, not missing extras
+        extra = EXTRAS.get(cmd)
+        hint = f"pip install 'kortmiljo[{extra}]'" if extra else "reinstall kortmiljo"
+        return fail(f"kortmiljo {cmd}", f"needs the package {err.name!r}, which is not installed ({hint})", 1)
+    try:
+        return int(module.main(rest) or 0)
+    except SystemExit as exit_:  # argparse's --help and errors: a status for in-process callers too
+        code = exit_.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        return fail(f"kortmiljo {cmd}", code, 1)
+    except KeyboardInterrupt:
+        return fail(f"kortmiljo {cmd}", "interrupted", 130)
 
 
 if __name__ == "__main__":

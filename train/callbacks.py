@@ -15,9 +15,10 @@ from collections import deque
 from typing import Any
 
 import numpy as np
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from train.cli import _csv_append
+from train.checkpoints import append_csv
 
 PPO_STATS = (
     "approx_kl",
@@ -39,19 +40,19 @@ class TrainingCallback(BaseCallback):
         self.lengths: deque[int] = deque(maxlen=500)
         self.first = True
         self.bar = None
-        self.by_time = trainer.args.timesteps is None and trainer.args.minutes is not None
+        self.by_time = trainer.config.timesteps is None and trainer.config.minutes is not None
         evals = trainer.state["evals"]
         self.last_eval = evals[-1]["timesteps"] if evals else 0
         self.t_mark = time.time()
         self.steps_mark = 0
         self.t_rollout = time.time()
         self.overhead = 0.0  # evaluation and checkpoint seconds since the last mark
-        self.bc_rng = np.random.default_rng(trainer.args.seed + 99)
+        self.bc_rng = np.random.default_rng(trainer.config.seed + 99)
 
     # ---- progress ---------------------------------------------------------------------------
     def _on_training_start(self) -> None:
         self.steps_mark = self.model.num_timesteps
-        a = self.tr.args
+        a = self.tr.config
         if a.no_progress or a.quiet:
             return
         from tqdm import tqdm
@@ -96,7 +97,7 @@ class TrainingCallback(BaseCallback):
 
     # ---- per update ---------------------------------------------------------------------------
     def _on_rollout_end(self) -> None:
-        self.tr.torch.set_num_threads(self.tr.update_threads)  # the PPO update comes next
+        torch.set_num_threads(self.tr.update_threads)  # the PPO update comes next
         vals = self.model.logger.name_to_value
         now = time.time()
         steps = self.model.num_timesteps
@@ -117,18 +118,18 @@ class TrainingCallback(BaseCallback):
         for k in PPO_STATS:
             v = vals.get(f"train/{k}")
             row[k] = round(float(v), 5) if v is not None else ""
-        _csv_append(self.tr.out / "progress.csv", row)
+        append_csv(self.tr.run_dir.progress_csv, row)
         if self.returns:
             self.logger.record("rollout/game_return_mean", float(np.mean(self.returns)))
         self.logger.record("time/steps_per_s", sps)
         self.logger.record("time/collect_steps_per_s", collect_sps)
 
     def _on_rollout_start(self) -> None:
-        self.tr.torch.set_num_threads(max(1, self.tr.args.threads))  # back to collecting
+        torch.set_num_threads(self.tr.config.threads)  # back to collecting
         if self.first:  # no update has happened yet in this learn() call
             self.first = False
             return
-        tr, a = self.tr, self.tr.args
+        tr, a = self.tr, self.tr.config
         t0 = time.time()
         tr.state["updates"] += 1
         u = tr.state["updates"]
@@ -149,23 +150,21 @@ class TrainingCallback(BaseCallback):
 
     def _bc_aux(self) -> None:
         """A few teacher-imitation minibatches with PPO's optimizer (keeps the policy near the teacher)."""
-        import torch
-
         from agents.trained import actor_logits
 
         data, pol = self.tr.bc_data, self.model.policy
         n = len(data["action"])
         pol.set_training_mode(True)
-        for _ in range(self.tr.args.bc_aux_batches):
+        for _ in range(self.tr.config.bc_aux_batches):
             ix = self.bc_rng.integers(n, size=min(512, n))
             x = torch.as_tensor(data["obs"][ix])
             m = torch.as_tensor(data["mask"][ix])
             y = torch.as_tensor(data["action"][ix].astype(np.int64))
             logits = actor_logits(pol, x).masked_fill(~m, -1e9)
-            loss = self.tr.args.bc_aux_coef * torch.nn.functional.cross_entropy(logits, y)
+            loss = self.tr.config.bc_aux_coef * torch.nn.functional.cross_entropy(logits, y)
             pol.optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(pol.parameters(), self.tr.args.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(pol.parameters(), self.tr.config.max_grad_norm)
             pol.optimizer.step()
         pol.set_training_mode(False)
 

@@ -50,6 +50,13 @@ def native_bf16() -> bool:
         return False
 
 
+def resolve_train_precision(choice: str) -> str:
+    """``auto`` is ``bf16`` on a CPU with native bfloat16 matrix products, else ``fp32``."""
+    if choice != "auto":
+        return choice
+    return "bf16" if native_bf16() else "fp32"
+
+
 class TrainingSpeedups:
     """The passes that training makes, made cheaper; the PPO algorithm is unchanged.
 

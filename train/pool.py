@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from agents.base import Policy
+from kortmiljo.core.game import Game, as_game
 
 
 class OpponentPool:
     def __init__(
         self,
-        engine: Any,
+        game: Game,
         baselines: list[Policy],
         self_play_prob: float = 0.0,
         max_snapshots: int = 20,
@@ -29,7 +30,7 @@ class OpponentPool:
     ):
         if not baselines and self_play_prob < 1.0:
             raise ValueError("the opponent pool needs at least one baseline unless --self-play-prob is 1")
-        self.engine = engine
+        self.game = as_game(game)
         self.baselines = list(baselines)
         self.self_play_prob = float(self_play_prob)
         self.max_snapshots = int(max_snapshots)
@@ -58,7 +59,7 @@ class OpponentPool:
 
         net = clone_policy(sb3_policy)
         pol = PPOPolicy(
-            self.engine,
+            self.game,
             net,
             seed=seed,
             deterministic=False,
@@ -71,9 +72,3 @@ class OpponentPool:
         if len(self.snapshots) > self.max_snapshots:
             self.snapshots.pop(0)
             self.snapshot_names.pop(0)
-
-    def add_snapshot_state(self, template_policy: Any, state_dict: dict, name: str, seed: int | None = None) -> None:
-        """Add a snapshot from a state dict (resume, or a pool living in a subprocess)."""
-        from agents.trained import clone_policy
-
-        self.add_snapshot(clone_policy(template_policy, state_dict), name, seed)

@@ -1,68 +1,124 @@
 """``kortmiljo train GAME --backend rllib``: PPO on Ray RLlib's new API stack, with self-play.
 
 Needs the ``rllib`` extra (``pip install 'kortmiljo[rllib]'``, Ray's minor version pinned).
-How to run it on a Ray cluster: docs/rllib.md.
+How to run it on a Ray cluster: docs/rllib.md. Without Ray this module imports, and
+:func:`run` says what to install.
 
+* **Options.** :class:`RLlibConfig` is :class:`train.config.TrainConfig` with the RLlib-only
+  options added and the self-play ones counted in iterations; the shared options (game,
+  ``--config``, budget, seed, network, learning rate, discount, GAE lambda, entropy bonus, pool,
+  snapshots, checkpoints) are the same fields. :func:`rllib_settings` maps a config onto
+  RLlib's ``PPOConfig`` sections; :func:`build_config` applies them.
 * **Environment.** The game's AEC env through RLlib's own PettingZoo wrapper
   (``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``). That wrapper hands each agent
   ``env.last()`` when it is next selected: the reward accumulated since its previous action,
   including rewards that arrived on other agents' turns, and at the end it walks every seat
   through its final (dead) turn, so every seat receives its own terminal reward once. Our
   subclass only renames the observation for the masking module: ``{"observations":
-  observation ++ unseen, "action_mask": mask}`` (both float32), and refuses an illegal action
-  with the engine's ``IllegalActionError`` (the run fails loudly rather than learn from it).
-* **Masking.** :class:`MaskedPPOTorchRLModule` is RLlib's default PPO torch module over the
-  ``observations`` vector, with ``log(mask)`` (clamped) added to the action logits in every
-  forward pass, so no illegal action is ever sampled.
+  observation ++ unseen, "action_mask": mask}`` (both float32); the engine refuses an illegal
+  action with its ``IllegalActionError`` (the run fails loudly rather than learn from it).
+* **Masking.** :class:`agents.rllib_module.MaskedPPOTorchRLModule` (re-exported here, where old
+  checkpoints look for it): RLlib's default PPO torch module over the ``observations`` vector,
+  with ``log(mask)`` (clamped) added to the action logits in every forward pass.
 * **Self-play.** One trained module, ``learner``, and ``--pool-size`` frozen modules
   ``snapshot_0 …``, copies of the learner refreshed round-robin every ``--snapshot-every``
   iterations. In each episode one seat (chosen from the episode id) is the learner and every
   other seat a snapshot; only ``learner`` is trained.
 * **Output** (``--out``): ``checkpoint/`` (RLlib's algorithm checkpoint, the latest),
-  ``config.json`` (game, configuration, sizes, versions: what ``rllib:PATH`` agents check),
-  ``progress.csv`` (one row per iteration) and ``report.json`` (time, steps, steps/s).
+  ``config.json`` (game fingerprint, configuration, sizes, versions: what ``rllib:PATH`` agents
+  check), ``args.json``, ``progress.csv`` (one row per iteration) and ``report.json``.
   ``kortmiljo eval GAME --agents rllib:OUT random`` and ``kortmiljo play GAME --opponents
   rllib:OUT`` load the learner from it.
 """
 
 from __future__ import annotations
 
-import argparse
-import csv
+import functools
 import json
-import sys
 import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-GAMES = ("spokelse", "sproyte", "femkortskille")
+from agents.rllib_module import HAVE_RLLIB
+from kortmiljo import __version__, load_game
+from kortmiljo.core.game import Game
+from kortmiljo.env.training import flat_observation, observation_size
+from train.checkpoints import append_csv, check_writable, write_json
+from train.config import RLLIB, TrainConfig, TrainError, at_least, option
+
 LEARNER = "learner"
 FORMAT = "kortmiljo-rllib/1"
-FLOAT_MIN = -3.4e38
-STEPS_KEY = "num_env_steps_sampled_lifetime"
+RAY = "Ray RLlib"
 
-try:  # the rllib extra; without it this module imports, and main() says what to install
+if HAVE_RLLIB:
     import gymnasium as gym
-    import torch
-    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-    from ray.rllib.core.columns import Columns
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    HAVE_RLLIB = True
-except ImportError:
-    HAVE_RLLIB = False
+    from agents.rllib_module import MaskedPPOTorchRLModule  # noqa: F401  (old checkpoints name it here)
+
+
+@dataclass
+class RLlibConfig(TrainConfig):
+    """The options of ``kortmiljo train GAME --backend rllib``: the shared fields of
+    :class:`~train.config.TrainConfig` (some with RLlib's defaults and units) and RLlib's own."""
+
+    BACKEND: ClassVar[str] = "rllib"
+    PROG: ClassVar[str] = "kortmiljo train GAME --backend rllib"
+    DESCRIPTION: ClassVar[str] = "PPO with self-play on Ray RLlib (new API stack). Docs: docs/rllib.md."
+    RULES: ClassVar[dict] = {
+        **TrainConfig.RULES, "num_cpus": at_least(1), "num_env_runners": at_least(0), "envs_per_runner": at_least(1),
+        "iterations": at_least(1), "train_batch_size": at_least(2), "minibatch_size": at_least(1),
+        "num_epochs": at_least(1),
+    }  # fmt: skip
+
+    timesteps: int | None = option(None, "stop after this many env steps sampled (all seats)", group="budget",
+                                   backends=RLLIB)  # fmt: skip
+    out: str | None = option(None, "run directory (default runs/GAME-rllib-YYYYmmdd-HHMMSS)", backends=RLLIB)
+    gae_lambda: float = option(0.95, "GAE lambda", group="model and PPO", flags=("--lambda", "--gae-lambda"),
+                               backends=RLLIB)  # fmt: skip
+    pool_size: int = option(3, "frozen snapshot modules the learner plays against", group="opponents and self-play",
+                            backends=RLLIB)  # fmt: skip
+    snapshot_every: int = option(5, "refresh one snapshot every N iterations", group="opponents and self-play",
+                                 backends=RLLIB)  # fmt: skip
+    checkpoint_every: int = option(10, "write the checkpoint every N iterations", backends=RLLIB)
+    address: str | None = option(None, "Ray cluster to join (ray://HOST:10001 or auto); default: local Ray",
+                                 group=RAY, backends=RLLIB)  # fmt: skip
+    num_cpus: int | None = option(None, "CPUs of a local Ray (default: all)", group=RAY, backends=RLLIB)
+    num_env_runners: int = option(2, "sampling actors (0: sample in the driver)", group=RAY, backends=RLLIB)
+    envs_per_runner: int = option(1, "environments per env runner", group=RAY, backends=RLLIB)
+    iterations: int | None = option(None, "training iterations (default 100 without --timesteps and --minutes)",
+                                    group="budget", backends=RLLIB)  # fmt: skip
+    train_batch_size: int = option(4000, "env steps per iteration (all agents)", group=RAY, backends=RLLIB)
+    minibatch_size: int = option(256, "PPO minibatch", group=RAY, backends=RLLIB)
+    num_epochs: int = option(4, "passes over each iteration's batch", group=RAY, backends=RLLIB)
+
+    def default_out(self) -> str:
+        return f"runs/{self.game}-rllib-{time.strftime('%Y%m%d-%H%M%S')}"
+
+    def validate_combination(self) -> None:
+        if self.minibatch_size > self.train_batch_size:
+            raise TrainError(
+                f"--minibatch-size {self.minibatch_size} exceeds --train-batch-size {self.train_batch_size}"
+            )
+
+    @property
+    def iteration_budget(self) -> int | None:
+        """``--iterations``, or 100 when no budget is given at all."""
+        if self.iterations is None and self.timesteps is None and self.minutes is None:
+            return 100
+        return self.iterations
 
 
 # ---- the environment ---------------------------------------------------------------------------
 
 
 def rllib_observation(obs: dict) -> dict:
-    """The AEC observation dict renamed for :class:`MaskedPPOTorchRLModule`."""
-    vec = np.concatenate([np.asarray(obs["observation"], np.float32), np.asarray(obs["unseen"], np.float32)])
-    return {"observations": vec, "action_mask": np.asarray(obs["action_mask"], np.float32)}
+    """The AEC observation dict renamed for the masked module."""
+    return {"observations": flat_observation(obs), "action_mask": np.asarray(obs["action_mask"], np.float32)}
 
 
 if HAVE_RLLIB:
@@ -70,21 +126,19 @@ if HAVE_RLLIB:
     class KortmiljoRLlibEnv(PettingZooEnv):
         """RLlib's PettingZoo wrapper over a kortmiljo AEC env, observations renamed for masking.
 
-        ``env_config``: ``{"game": "spokelse", "config": {...game options...}}``.
+        ``env_config``: ``{"game": NAME, "config": {...game options...}}`` (names and plain
+        values: it travels to every env runner).
         """
 
-        def __init__(self, env_config: dict | None = None):
-            from kortmiljo.registry import env_module
+        def __init__(self, env_config: dict):
+            from kortmiljo.env.modules import env_module_of
 
-            env_config = dict(env_config or {})
-            self.game = env_config.get("game", "spokelse")
-            self.game_config = dict(env_config.get("config") or {})
-            super().__init__(env_module(self.game).env(**self.game_config))
-            e = self.env.unwrapped.engine
+            game = load_game(env_config["game"], **(env_config.get("config") or {}))
+            super().__init__(env_module_of(game.name).env(**game.config))
             space = gym.spaces.Dict(
                 {
-                    "observations": gym.spaces.Box(-np.inf, np.inf, (e.layout.size + e.deck.width,), np.float32),
-                    "action_mask": gym.spaces.Box(0.0, 1.0, (len(e.action_names),), np.float32),
+                    "observations": gym.spaces.Box(-np.inf, np.inf, (observation_size(game),), np.float32),
+                    "action_mask": gym.spaces.Box(0.0, 1.0, (game.num_actions,), np.float32),
                 }
             )
             self.observation_spaces = {a: space for a in self.possible_agents}
@@ -95,62 +149,12 @@ if HAVE_RLLIB:
             return {a: rllib_observation(o) for a, o in obs.items()}, info
 
         def step(self, action):
-            agent = self.env.agent_selection
-            a = int(action[agent])
-            e = self.env.unwrapped.engine
-            if a not in e.legal_actions():
-                e.raise_illegal(a, e.legal_actions())  # IllegalActionError: the masking failed
-            obs, rew, term, trunc, info = super().step({agent: a})
+            agent = self.env.agent_selection  # the engine raises IllegalActionError on an illegal action
+            obs, rew, term, trunc, info = super().step({agent: int(action[agent])})
             return {k: rllib_observation(o) for k, o in obs.items()}, rew, term, trunc, info
 
-    class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
-        """RLlib's default PPO torch module over ``observations``, its logits masked by ``action_mask``."""
 
-        def __init__(self, *, observation_space=None, action_space=None, **kwargs):
-            # the network sees only the observation vector; the mask is applied to its logits
-            self.observation_space_with_mask = observation_space
-            if isinstance(observation_space, gym.spaces.Dict):
-                observation_space = observation_space["observations"]
-            super().__init__(observation_space=observation_space, action_space=action_space, **kwargs)
-
-        def setup(self):
-            super().setup()
-            self.observation_space = self.observation_space_with_mask
-
-        @staticmethod
-        def _split(batch):
-            obs = batch[Columns.OBS]
-            if isinstance(obs, dict):
-                batch = dict(batch)  # never mutate the caller's batch
-                batch[Columns.OBS] = obs["observations"]
-                return obs["action_mask"], batch
-            return batch.get("action_mask"), batch
-
-        @staticmethod
-        def _mask(out, mask):
-            if mask is not None:
-                logits = out[Columns.ACTION_DIST_INPUTS]
-                out[Columns.ACTION_DIST_INPUTS] = logits + torch.clamp(torch.log(mask), min=FLOAT_MIN)
-            return out
-
-        def _forward_inference(self, batch, **kwargs):
-            mask, batch = self._split(batch)
-            return self._mask(super()._forward_inference(batch, **kwargs), mask)
-
-        def _forward_exploration(self, batch, **kwargs):
-            mask, batch = self._split(batch)
-            return self._mask(super()._forward_exploration(batch, **kwargs), mask)
-
-        def _forward_train(self, batch, **kwargs):
-            mask, batch = self._split(batch)
-            return self._mask(super()._forward_train(batch, **kwargs), mask)
-
-        def compute_values(self, batch, embeddings=None):
-            _, batch = self._split(batch)
-            return super().compute_values(batch, embeddings)
-
-
-def make_env(env_config: dict | None = None):
+def make_env(env_config: dict):
     """The env creator registered with Ray (a module-level function, so remote env runners can import it)."""
     return KortmiljoRLlibEnv(env_config)
 
@@ -171,86 +175,51 @@ def self_play_mapping(agent_id, episode, *, num_players: int, pool_size: int, **
     return f"snapshot_{(h // num_players + seat) % pool_size}"
 
 
-# ---- the training run ------------------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="kortmiljo train GAME --backend rllib",
-        description="PPO with self-play on Ray RLlib (new API stack). Docs: docs/rllib.md.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    p.add_argument("game", choices=GAMES)
-    p.add_argument("--config", action="append", metavar="KEY=VALUE", help="game option, repeatable")
-    p.add_argument("--out", default=None, help="run directory (default runs/GAME-rllib-YYYYmmdd-HHMMSS)")
-    p.add_argument("--address", default=None, help="Ray cluster to join (ray://HOST:10001 or auto); default: local Ray")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray (default: all)")
-    p.add_argument("--num-env-runners", type=int, default=2, help="sampling actors (0: sample in the driver)")
-    p.add_argument("--envs-per-runner", type=int, default=1)
-    p.add_argument("--iterations", type=int, default=None, help="training iterations (default 100)")
-    p.add_argument("--timesteps", type=int, default=None, help="stop after this many env steps sampled")
-    p.add_argument("--minutes", type=float, default=None, help="wall-clock budget")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--net", default="256,256", help="hidden layer sizes")
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--train-batch-size", type=int, default=4000, help="env steps per iteration (all agents)")
-    p.add_argument("--minibatch-size", type=int, default=256)
-    p.add_argument("--num-epochs", type=int, default=4)
-    p.add_argument("--gamma", type=float, default=0.995)
-    p.add_argument("--lambda", dest="lambda_", type=float, default=0.95)
-    p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--pool-size", type=int, default=3, help="frozen snapshot modules the learner plays against")
-    p.add_argument("--snapshot-every", type=int, default=5, help="refresh one snapshot every N iterations")
-    p.add_argument("--checkpoint-every", type=int, default=10, help="write the checkpoint every N iterations")
-    p.add_argument("--quiet", action="store_true")
-    return p
-
-
 def module_ids(pool_size: int) -> list[str]:
     return [LEARNER, *(f"snapshot_{i}" for i in range(pool_size))]
 
 
-def build_config(args: argparse.Namespace, game_config: dict):
-    import functools
+# ---- the config, mapped onto RLlib's --------------------------------------------------------------
 
+
+def rllib_settings(config: RLlibConfig, game: Game) -> dict[str, dict[str, Any]]:
+    """The keyword arguments of each ``PPOConfig`` section for this config (no Ray needed)."""
+    c = config
+    return {
+        "environment": {"env": f"kortmiljo_{game.name}", "env_config": {"game": game.name, "config": game.config},
+                        "disable_env_checking": True},  # RLlib's checker steps unmasked actions, which ours refuse
+        "env_runners": {"num_env_runners": c.num_env_runners, "num_envs_per_env_runner": c.envs_per_runner},
+        "multi_agent": {"policies": set(module_ids(c.pool_size)), "policies_to_train": [LEARNER],
+                        "num_players": game.num_players, "pool_size": c.pool_size},
+        "model": {"fcnet_hiddens": list(c.net), "vf_share_layers": False},
+        "training": {"lr": c.lr, "train_batch_size_per_learner": c.train_batch_size,
+                     "minibatch_size": c.minibatch_size, "num_epochs": c.num_epochs, "gamma": c.gamma,
+                     "lambda_": c.gae_lambda, "entropy_coeff": c.ent_coef},
+        "debugging": {"seed": c.seed},
+    }  # fmt: skip
+
+
+def build_config(config: RLlibConfig, game: Game):
+    """RLlib's ``PPOConfig`` from :func:`rllib_settings`."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from kortmiljo.registry import engine_class
-
-    n = engine_class(args.game)(**game_config).num_players
-    env_name = f"kortmiljo_{args.game}"
-    register_env(env_name, make_env)
-    module = MaskedPPOTorchRLModule
-    hidden = [int(x) for x in str(args.net).split(",") if x.strip()]
-    specs = {
-        mid: RLModuleSpec(module_class=module, model_config={"fcnet_hiddens": hidden, "vf_share_layers": False})
-        for mid in module_ids(args.pool_size)
-    }
+    s = rllib_settings(config, game)
+    register_env(s["environment"]["env"], make_env)
+    ma = s["multi_agent"]
+    specs = {mid: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=s["model"]) for mid in ma["policies"]}
+    mapping = functools.partial(self_play_mapping, num_players=ma["num_players"], pool_size=ma["pool_size"])
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        # RLlib's env checker steps random, unmasked actions, which our envs refuse
-        .environment(env_name, env_config={"game": args.game, "config": game_config}, disable_env_checking=True)
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner)
-        .multi_agent(
-            policies=set(specs),
-            policy_mapping_fn=functools.partial(self_play_mapping, num_players=n, pool_size=args.pool_size),
-            policies_to_train=[LEARNER],
-        )
+        .environment(**s["environment"])
+        .env_runners(**s["env_runners"])
+        .multi_agent(policies=ma["policies"], policy_mapping_fn=mapping, policies_to_train=ma["policies_to_train"])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(
-            lr=args.lr,
-            train_batch_size_per_learner=args.train_batch_size,
-            minibatch_size=args.minibatch_size,
-            num_epochs=args.num_epochs,
-            gamma=args.gamma,
-            lambda_=args.lambda_,
-            entropy_coeff=args.ent_coef,
-        )
-        .debugging(seed=args.seed)
+        .training(**s["training"])
+        .debugging(**s["debugging"])
     )
 
 
@@ -273,49 +242,51 @@ def _metric(result: dict, *keys: str, default: Any = None) -> Any:
     return default
 
 
-def model_config(args: argparse.Namespace, game_config: dict) -> dict:
+def model_config(game: Game) -> dict:
     import ray
 
-    import kortmiljo
-    from kortmiljo.registry import engine_class
-
-    e = engine_class(args.game)(**game_config)
     return {
-        "format": FORMAT,
-        "game": args.game,
-        "env_config": e.config,
-        "obs_size": e.layout.size + e.deck.width,
-        "include_unseen": True,
-        "action_count": len(e.action_names),
-        "module_id": LEARNER,
-        "kortmiljo_version": kortmiljo.__version__,
-        "ray_version": ray.__version__,
-    }
+        "format": FORMAT, "game": game.name, "env_config": game.config, "fingerprint": game.fingerprint(),
+        "obs_size": observation_size(game), "include_unseen": True, "action_count": game.num_actions,
+        "module_id": LEARNER, "kortmiljo_version": __version__, "ray_version": ray.__version__,
+    }  # fmt: skip
 
 
-def run(args: argparse.Namespace, game_config: dict) -> dict:
+# ---- the training run ------------------------------------------------------------------------------
+
+
+def run(config: RLlibConfig) -> dict:
+    """Train from ``config``; the report (also ``report.json``). ``TrainError`` before any work if it cannot run."""
+    config.validate()
+    if not HAVE_RLLIB:
+        raise TrainError("--backend rllib needs Ray RLlib: pip install 'kortmiljo[rllib]'")
+    try:
+        game = load_game(config.game, **config.game_options)  # bad options fail here, before Ray starts
+    except ValueError as err:
+        raise TrainError(str(err)) from None
+    out = Path(config.out or config.default_out())
+    check_writable(out, "--out")
     import ray
 
-    out = Path(args.out)
+    c, log = config, (lambda *a: None) if config.quiet else (lambda *a: print(*a, flush=True))
     out.mkdir(parents=True, exist_ok=True)
-    cfg = model_config(args, game_config)
-    (out / "config.json").write_text(json.dumps(cfg, indent=2, default=str))
-    (out / "args.json").write_text(json.dumps(vars(args), indent=2, default=str))
+    cfg = model_config(game)
+    write_json(out / "config.json", cfg)
+    write_json(out / "args.json", {**c.to_dict(), "out": str(out)})
     t0 = time.time()
     if not ray.is_initialized():
-        if args.address:
-            ray.init(address=args.address, log_to_driver=not args.quiet)
+        if c.address:
+            ray.init(address=c.address, log_to_driver=not c.quiet)
         else:
-            ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=not args.quiet)
-    algo = build_config(args, game_config).build_algo()
-    for i in range(args.pool_size):
+            ray.init(num_cpus=c.num_cpus, include_dashboard=False, log_to_driver=not c.quiet)
+    algo = build_config(c, game).build_algo()
+    for i in range(c.pool_size):
         copy_learner_to(algo, f"snapshot_{i}")
     t_ready = time.time()
-    budget_iters = args.iterations
-    if budget_iters is None and args.timesteps is None and args.minutes is None:
-        budget_iters = 100
-    rows, it, steps, next_snapshot = [], 0, 0, 0
+    it, steps, next_snapshot, row = 0, 0, 0, {}
     checkpoint = out / "checkpoint"
+    progress = out / "progress.csv"
+    progress.unlink(missing_ok=True)
     while True:
         result = algo.train()
         it += 1
@@ -332,68 +303,35 @@ def run(args: argparse.Namespace, game_config: dict) -> dict:
             "learner_return": _metric(result, f"env_runners/module_episode_returns_mean/{LEARNER}", default=""),
             "episode_len": _metric(result, "env_runners/episode_len_mean", default=""),
         }
-        rows.append(row)
-        if not args.quiet:
-            print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-        if args.snapshot_every and it % args.snapshot_every == 0:
+        append_csv(progress, row)
+        log(" ".join(f"{k}={v}" for k, v in row.items()))
+        if c.snapshot_every and it % c.snapshot_every == 0:
             copy_learner_to(algo, f"snapshot_{next_snapshot}")
-            next_snapshot = (next_snapshot + 1) % args.pool_size
+            next_snapshot = (next_snapshot + 1) % c.pool_size
         done = (
-            (budget_iters is not None and it >= budget_iters)
-            or (args.timesteps is not None and steps >= args.timesteps)
-            or (args.minutes is not None and time.time() - t0 >= 60 * args.minutes)
+            (c.iteration_budget is not None and it >= c.iteration_budget)
+            or (c.timesteps is not None and steps >= c.timesteps)
+            or (c.minutes is not None and time.time() - t0 >= 60 * c.minutes)
         )
-        if done or (args.checkpoint_every and it % args.checkpoint_every == 0):
+        if done or (c.checkpoint_every and it % c.checkpoint_every == 0):
             algo.save_to_path(str(checkpoint.resolve()))
         if done:
             break
-    with open(out / "progress.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
     report = {
-        "game": args.game,
-        "env_config": cfg["env_config"],
+        "game": game.name,
+        "env_config": game.config,
+        "command": c.command_line(),
         "iterations": it,
         "env_steps": steps,
         "setup_s": round(t_ready - t0, 1),
         "train_s": round(time.time() - t_ready, 1),
-        "steps_per_s": rows[-1]["steps_per_s"],
-        "num_env_runners": args.num_env_runners,
+        "steps_per_s": row["steps_per_s"],
+        "num_env_runners": c.num_env_runners,
         "illegal_actions": 0,  # the env raises IllegalActionError on any; reaching here means none
         "checkpoint": str(checkpoint),
         "ray_version": cfg["ray_version"],
     }
-    (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    write_json(out / "report.json", report)
     algo.stop()
+    log(json.dumps(report, indent=2, default=str))
     return report
-
-
-def main(argv: list[str] | None = None) -> int:
-    from .cli import parse_config
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not HAVE_RLLIB:
-        print("kortmiljo train --backend rllib needs Ray RLlib: pip install 'kortmiljo[rllib]'", file=sys.stderr)
-        return 2
-    if args.num_env_runners < 0 or args.pool_size < 1:
-        parser.error("--num-env-runners must be >= 0 and --pool-size >= 1")
-    if args.out is None:
-        args.out = f"runs/{args.game}-rllib-{time.strftime('%Y%m%d-%H%M%S')}"
-    try:
-        game_config = parse_config(args.config)
-        from kortmiljo.registry import engine_class
-
-        engine_class(args.game)(**game_config)  # bad options fail here, before Ray starts
-    except ValueError as err:
-        print(f"kortmiljo train: {err}", file=sys.stderr)
-        return 2
-    report = run(args, game_config)
-    if not args.quiet:
-        print(json.dumps(report, indent=2, default=str))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

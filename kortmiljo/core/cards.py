@@ -12,8 +12,10 @@ Cards are small ints everywhere inside the engines, so that state is plain array
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
+
+import numpy as np
 
 SUITS = "SHDC"
 RANKS = "A23456789TJQK"
@@ -42,6 +44,19 @@ def rank_of(card: int) -> int:
 
 
 _CARD_SETS: dict[str, frozenset[int]] = {}
+
+
+def _describe(value: object) -> str:
+    """What was given instead of a deck, in words."""
+    kind = type(value).__name__
+    if isinstance(value, Set):  # sets, frozensets, dict keys
+        return f"a {kind}, whose order depends on the hash seed"
+    if isinstance(value, Mapping):
+        return f"a {kind}, a mapping rather than a list of cards"
+    if isinstance(value, Iterator):
+        return f"a {kind} (an iterator, which the check would use up)"
+    text = repr(value)
+    return f"{kind} {text[:60] + '…' if len(text) > 60 else text}"
 
 
 @dataclass(frozen=True)
@@ -95,14 +110,22 @@ class Deck:
     def _card_set(self) -> frozenset[int]:
         return _CARD_SETS.setdefault(self.name, frozenset(self.cards))
 
-    def parse_deck(self, codes: Iterable[str]) -> list[int]:
+    def parse_deck(self, codes: Sequence[str]) -> list[int]:
         """A stacked deck (top card first) → card ints; it must be a permutation of this deck.
 
+        Only ordered sequences are taken (a list, a tuple, a 1-d numpy array): a set's or a
+        dict's order depends on the hash seed, so the same call would deal differently from
+        one run to the next; a one-shot iterator would be used up by the check before the deal.
         Kille copies are assigned in order of appearance (the first ``kuku`` is copy 0);
         no rule can tell the copies apart.
         """
-        if isinstance(codes, (str, bytes)) or not isinstance(codes, Iterable):
-            raise ValueError("deck must be a list of card codes, e.g. ['8S', 'JH', ...]")
+        if isinstance(codes, (str, bytes)) or not (
+            isinstance(codes, Sequence) or (isinstance(codes, np.ndarray) and codes.ndim == 1)
+        ):
+            raise ValueError(
+                f"deck must be a list or tuple of card codes, top card first (e.g. ['8S', 'JH', ...]); "
+                f"got {_describe(codes)}"
+            )
         out: list[int] = []
         copies: Counter[int] = Counter()
         dupes: list[str] = []

@@ -1,8 +1,11 @@
 """Card codes, decks, parsing errors and rendering."""
 
+import numpy as np
 import pytest
 
+from kortmiljo import game_names
 from kortmiljo.core.cards import FRENCH, FRENCH_NO_TWOS, KILLE, KILLE_RANKS
+from kortmiljo.env.modules import env_module_of
 
 
 def test_french_vector_order():
@@ -55,10 +58,44 @@ def test_kille_third_copy_is_a_duplicate_and_does_not_shift_other_ranks():
     [
         ([FRENCH.code(c) for c in range(52)] + ["AS"], "duplicate cards: AS"),
         ([FRENCH.code(c) for c in range(50)], "missing: QC, KC"),
-        ("AS KS", "list of card codes"),
-        (None, "list of card codes"),
+        ("AS KS", "list or tuple of card codes"),
+        (None, "list or tuple of card codes"),
     ],
 )
 def test_malformed_decks(deck, words):
     with pytest.raises(ValueError, match=words):
         FRENCH.parse_deck(deck)
+
+
+CODES = [FRENCH.code(c) for c in range(52)]
+
+
+@pytest.mark.parametrize(
+    "deck, words",
+    [
+        (set(CODES), "got a set, whose order depends on the hash seed"),
+        (frozenset(CODES), "got a frozenset"),
+        (dict.fromkeys(CODES), "got a dict, a mapping"),
+        (dict.fromkeys(CODES).keys(), "got a dict_keys"),
+        (iter(CODES), "iterator"),
+        ((c for c in CODES), "got a generator"),
+    ],
+)
+def test_unordered_or_one_shot_decks_are_refused(deck, words):
+    # a set of all 52 codes was accepted, dealt in an order that changed with PYTHONHASHSEED
+    with pytest.raises(ValueError, match=r"deck must be a list or tuple of card codes, top card first") as err:
+        FRENCH.parse_deck(deck)
+    assert words in str(err.value)
+
+
+def test_ordered_decks_are_accepted():
+    assert FRENCH.parse_deck(CODES) == FRENCH.parse_deck(tuple(CODES)) == FRENCH.parse_deck(np.array(CODES))
+    assert FRENCH.parse_deck(CODES) == list(range(52))
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_set_deck_is_refused_by_every_game(game):
+    env = env_module_of(game).env()
+    deck = env.unwrapped.engine.deck
+    with pytest.raises(ValueError, match="list or tuple of card codes"):
+        env.reset(seed=0, options={"deck": {deck.code(c) for c in deck.cards}})

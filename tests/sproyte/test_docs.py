@@ -1,4 +1,5 @@
-"""docs/sproyte.md matches the code: generated tables, every decision, the action indices.
+"""docs/sproyte.md, the one description of Sprøyte, matches the code: generated tables, every
+decision, the options, the action indices and the infos.
 
 Regenerate the tables with ``python -m tests.sproyte.test_docs`` (only this page) or
 ``python -m kortmiljo.docgen`` (every page).
@@ -12,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import kortmiljo.games.sproyte.rules as rules
-import kortmiljo.sproyte_v0 as module
+from kortmiljo import sproyte_v0 as module
 from kortmiljo.docgen import fill, generated
 from kortmiljo.games.sproyte import SproyteEngine
 
@@ -56,22 +56,33 @@ def test_the_doc_states_every_decision(words):
     assert re.search(words, DOC.read_text(encoding="utf-8"), re.I), words
 
 
-RULES_DOC = [r"deck\[-1\]", "5 / 4 / 3", "carried", "At most one swap", "elimination", "reward 0"]
+# what the rules.py docstring stated before the rules moved to the page, and the page must keep
+RULES_DOC = [r"deck\[-1\]", "5 / 4 / 3", "carried", r"At most\s+one swap", "elimination", "reward 0"]
 
 
 @pytest.mark.parametrize("words", RULES_DOC)
-def test_the_rules_docstring_states_the_decisions(words):
-    assert re.search(words, rules.__doc__, re.I | re.S), words
+def test_the_doc_states_what_the_rules_docstring_did(words):
+    assert re.search(words, DOC.read_text(encoding="utf-8"), re.I | re.S), words
 
 
-def test_module_docstring_documents_options_actions_and_infos():
-    doc = module.__doc__
+def test_the_doc_documents_options_actions_and_infos():
+    # what the deleted kortmiljo/sproyte_v0.py docstring documented, now on the page
+    doc = DOC.read_text(encoding="utf-8")
     for words in ("variant", "exchange_quota", "trump", "match_to", "reward", "Discrete(107)", "take_talon", "keep"):
-        assert words in doc
-    for words in ("tricks", "deal_points", "match_points", "contract"):
-        assert f"``{words}``" in doc
+        assert f"`{words}`" in doc or words in doc, words
+    for words in ("tricks", "deal_points", "match_points", "contract", "trump"):
+        assert f"`{words}`" in doc.split("## Infos")[1], words
+    names = SproyteEngine().action_names
     for i, name in ((52, "done"), (53, "take_talon"), (54, "keep")):
-        assert re.search(rf"{i}\s+``{name}``", doc)
+        assert names[i] == name and re.search(rf"\| {i} \| `{name}` \|", doc)
+    assert "| 0–51 | `discard:AS` … `discard:KC` |" in doc and "| 55–106 | `play:AS` … `play:KC` |" in doc
+    assert (names.index("discard:AS"), names.index("discard:KC"), names.index("play:AS"), names[-1]) == (
+        0, 51, 55, "play:KC",
+    )  # fmt: skip
+
+
+def test_the_env_module_points_at_the_doc():
+    assert "docs/sproyte.md" in module.__doc__
 
 
 def main() -> int:

@@ -2,7 +2,8 @@
 
 :class:`BatchedFemkortskille` plays ``num_envs`` independent episodes (*lanes*) in lock step,
 for every option of :class:`~.rules.FemkortskilleEngine` and 3 to 8 players. It is a speed
-path, not a second definition of the rules: :mod:`.rules` stays the readable reference, and
+path, not a second definition of the rules (those are described in docs/femkortskille.md):
+:mod:`.rules` stays the readable reference, and
 ``tests/differential/test_femkortskille_batched.py`` drives both engines with the same decks,
 dealers and actions and requires identical masks, observations, ``unseen``, rewards, players
 on move, terminations and truncations at every step, for every variant and player count.

@@ -1,100 +1,11 @@
-"""Femkortskille (Swedish "five-card kille", also knackkille or bultkille) as a pure rules engine.
+"""The Femkortskille rules engine: the state of one episode (deals until a pot is won) of a configured game.
 
-Three to eight players use the 42-card kille deck: two copies of each of 21 ranks,
-low to high blaren, blompotta, kransen, 1 … 12, vardshus, kavall, husu, husar, kuku,
-kille; kille (the harlequin) is always the highest card. Everyone antes into a pot and
-gets three cards. In one circle from forhånd each player knocks (plays for the pot),
-passes (is out of this deal) or waits (*lura*). The knockers get two more cards each
-and play five tricks under överstickstvång; the winner of the fifth trick takes the
-pot, after every other knocker has paid into it as much as it held.
-
-Decisions where the source is silent or ambiguous (RULES.md marks each one):
-
-* **Ante.** Every player antes ``ante`` (default 1) before the first deal of an
-  episode. A void deal keeps its pot and costs no new ante, unless
-  ``ante_on_redeal=True``.
-* **Deal.** Three cards each, one at a time, starting at forhånd (left of the
-  dealer): with a stacked deck, index 0 goes to forhånd, index n to forhånd again;
-  deck indices 3n onwards are the stock, top first.
-* **Bidding.** One circle from forhånd: ``knock``, ``pass`` or ``lura``; ``lura`` is
-  legal only while nobody has knocked in this deal. After the circle, every player
-  who waited decides ``knock`` or ``pass``, in seat order from forhånd.
-* **Void deal.** Nobody knocked: the next dealer (to the left) deals again from a
-  deck shuffled with the episode's random stream; the pot stays. After ``max_deals``
-  deals (default 20) in one episode a void deal truncates the episode instead, and
-  the pot is returned in equal shares (fractions allowed).
-* **One knocker** takes the pot at once; nobody pays and no tricks are played.
-* **Extra cards.** Each knocker, in seat order from forhånd, gets the next two stock
-  cards: the first knocker stock cards 0 and 1, the next 2 and 3, and so on.
-* **Tricks.** The first knocker in seat order from forhånd leads the first trick;
-  the others follow clockwise from the leader and seats that did not knock are
-  skipped. A player must play a card strictly higher than every card in the trick
-  if it has one (överstickstvång), otherwise any card. Of equal cards the later one
-  counts higher. The trick's winner leads the next. Actions name a rank
-  (``play:kuku``): the two copies are identical, so the action plays one of them.
-* **Payment.** With P chips in the pot at the end of play, every knocker except
-  the fifth-trick winner pays P into the pot, and the winner takes it all. (Four
-  players, pot 4, two knockers: the winner ends +7, the other knocker −5.)
-* **Rewards** are each seat's net chip change over the episode, given when it
-  ends; an episode runs until a pot is won. Infos at the end carry ``chips`` (own
-  net change), ``pot`` (the pot as the episode leaves it: 0 unless
-  ``payments_stay`` keeps payments in it) and ``knocked`` (whether the seat knocked
-  in the last deal; a bettor in ``auktion`` and a poker folder did). Added fields:
-  ``pot_won`` (chips the winner took, 0 on truncation), ``winner`` (the winner's
-  agent name or None) and ``deals`` (deals played in the episode).
-* **Knowledge** (``unseen``). A seat can locate the cards it holds, the cards it
-  discarded, every card played and the cards shown with ``show``. Nothing else is
-  ever revealed, not even at the end; cards are never forgotten within a deal, and
-  a new deal starts afresh. Bits count copies: with one copy of rank r unseen, bit
-  2r is 1 and bit 2r+1 is 0.
-
-Variants, all off by default and freely combinable:
-
-* ``skituppslag=True``: a player whose three dealt cards are all of the three
-  lowest ranks (blaren, blompotta, kransen) has exactly one legal action at its
-  turn in the circle, ``show``; it wins the pot at once (stakes already knocked
-  included), nobody pays, and its three cards become known to everyone.
-* ``knock_stake=s``: every knock (and every auction bet) adds s chips to the pot.
-* ``payments_stay=True``: the winner takes only the pot as it stood at the end of
-  play; the losers' payments stay in the pot, which carries over to the next
-  episode of the same instance. ``new_session()`` (called by the adapter on every
-  seeded ``reset``) starts afresh with an empty pot. Rewards are then not zero-sum:
-  net changes plus the growth of the pot sum to zero.
-* ``auktion=True``: no ``knock`` and no ``lura``. In the one circle each player
-  passes or bets ``bet:k`` with k at least the highest bet so far (1 ≤ k ≤
-  ``max_bet``, default 5), putting k chips into the pot (plus ``knock_stake``);
-  every bettor is a knocker.
-* ``poker=True`` (pokerkille): once the knockers hold five cards, each knocker in
-  seat order from forhånd discards face down up to three cards (``discard:<rank>``
-  one at a time, then ``done``) and draws as many from the stock. A knocker may only
-  discard as many cards as the stock can still replace, so every hand keeps five
-  cards ("as far as the stock reaches"). Discards are known only to the discarder;
-  their number is public. Then one fixed-limit betting round among the knockers in
-  seat order from forhånd: ``check`` or ``bet`` (``ante`` chips); after a bet
-  ``call``, ``raise`` (the call plus ``ante``; at most three raises) or ``fold``.
-  The round ends when every player still in has matched the highest stake since
-  its last chance to act. A folder loses what it put in, leaves the deal and pays
-  nothing at the end; if one player is left it takes the pot at once, otherwise the
-  remaining ones play the tricks.
-
-Teaching variants (small enough for OpenSpiel's CFR and exploitability; the defaults
-leave the game above unchanged):
-
-* ``ranks``: None (all 21 ranks) or a list of distinct rank names; the deck is the two
-  copies of each (``["1", "2", "kille"]`` is a six-card deck). Card vectors stay 42 wide
-  and cards outside the deck are always 0; a stacked deck is a permutation of the
-  reduced deck. The deck must hold ``(hand_size + extra_cards) * num_players`` cards, so
-  that every player may knock.
-* ``hand_size``: cards dealt to each player, 1 to 3 (default 3). With ``skituppslag`` a
-  hand is shown when all its dealt cards are of the three lowest ranks.
-* ``extra_cards``: stock cards each knocker receives, 0 to 2 (default 2). The knockers play
-  ``hand_size + extra_cards`` tricks and the winner of the last one takes the pot.
-
-``resample(seat, rng)`` redeals the cards ``seat`` cannot locate among their places
-(other hands, other players' discards, the stock) consistently with what ``seat``
-saw: a player who failed to beat the highest card of a trick holds nothing higher
-than that card, and, with ``skituppslag``, a player who did not show was not dealt
-three low cards.
+:class:`FemkortskilleEngine` deals, runs the bidding circle, the variants' extra phases and the
+tricks, settles the pot and observes, and ``resample`` redeals what a seat cannot locate; it is
+the readable reference the batched engine (:mod:`.batched`) is tested against, step for step.
+The rules, every decision where the source is silent or ambiguous, the variants, the
+observation and the infos are described once, in docs/femkortskille.md; the options and the
+action table are in :mod:`.game`.
 """
 
 from __future__ import annotations

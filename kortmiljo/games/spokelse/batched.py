@@ -1,10 +1,11 @@
 """Spøkelse for B games at once: the scalar engine's rules as numpy arrays with a batch axis.
 
 :class:`BatchedSpokelse` plays ``num_envs`` independent games (*lanes*) in lock step. It
-is a speed path, not a second definition of the rules: :mod:`.rules` stays the readable
-reference, and ``tests/differential`` drives both engines with the same decks, dealers
-and actions and requires identical masks, observations, ``unseen``, rewards, players on
-move and terminations at every step, for every option.
+is a speed path, not a second definition of the rules (those are described in
+docs/spokelse.md): :mod:`.rules` stays the readable reference, and
+``tests/differential/test_spokelse_batched.py`` drives both engines with the same decks,
+dealers and actions and requires identical masks, observations, ``unseen``, rewards, players
+on move and terminations at every step, for every option.
 
 State (``n`` players, ``k`` slots, a deck of ``D`` cards, ``S`` = the layout's size; all
 arrays have the lane axis first):
@@ -74,10 +75,15 @@ class BatchedSpokelse(BatchedEngine):
     ``seed``: seeds the lanes' generators (``lane_rng``); ``rngs``: one generator per lane
     instead (for callers that share a lane's stream with other draws, like the vector
     training env). ``autoreset``: deal finished lanes anew inside ``step``. Options are
-    the scalar engine's (``num_players``, ``jack_points``, ``match_to``, ``reward``),
-    validated by it. The batch starts dealt: the constructor calls ``reset()``, so each lane's
-    first episode is the first one of its stream (pass ``seed`` to ``reset`` to start the
-    streams afresh, e.g. before dealing stacked decks whose matches continue from the stream).
+    the scalar engine's (``num_players``, ``jack_points``, ``match_to``, ``reward``,
+    ``max_steps`` and the teaching variants), validated by it. The batch starts dealt: the
+    constructor calls ``reset()``, so each lane's first episode is the first one of its stream
+    (pass ``seed`` to ``reset`` to start the streams afresh, e.g. before dealing stacked decks
+    whose matches continue from the stream).
+
+    ``max_steps`` cuts a lane as the scalar engine cuts its episode: ``truncated`` is True after
+    the step that reached the cap (rewards 0, the state as it was), and with ``autoreset=False``
+    until the lane is reset, its mask all zeros meanwhile.
     """
 
     NAME = "spokelse"
@@ -104,6 +110,9 @@ class BatchedSpokelse(BatchedEngine):
         self.deck_size = D = len(self.cards)
         self.num_slots = k = spec.num_slots
         self.max_turns = spec.max_turns
+        self.max_steps = spec.max_steps
+        # steps before any lane can reach max_steps: the cap costs one int comparison per step
+        self._countdown = self.max_steps or 0
         self.o_turns = getattr(spec, "o_turns", None)
         self._in_deck = spec._in_deck.copy()
         self._dealt = (1 + k) * n
@@ -159,7 +168,9 @@ class BatchedSpokelse(BatchedEngine):
         # state
         self._deck = np.zeros((B, D), dtype=np.int64)
         self._ptr = np.zeros(B, dtype=np.int64)
-        self._turn = np.zeros(B, dtype=np.int64)  # turns completed this round (max_turns)
+        self._turn = np.zeros(B, dtype=np.int64)  # turns completed this round (max_turns, max_steps)
+        self._cut = np.zeros(B, dtype=bool)  # lanes cut by max_steps and kept until reset (autoreset=False)
+        self._has_cut = False
         self._pile = np.zeros((B, D), dtype=np.int64)
         self._plen = np.zeros(B, dtype=np.int64)
         self._ghost = np.zeros((B, n), dtype=np.int64)
@@ -268,6 +279,10 @@ class BatchedSpokelse(BatchedEngine):
         self.round_no[L] = 0
         self.rewards[L] = 0.0
         self.terminal[L] = False
+        self.truncated[L] = False
+        if self._has_cut:
+            self._cut[L] = False
+            self._has_cut = bool(self._cut.any())
         self._deal(L, decks, dealers)
 
     def _dealers_from(self, perms: np.ndarray) -> np.ndarray:
@@ -369,9 +384,14 @@ class BatchedSpokelse(BatchedEngine):
     # ---- moves -------------------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         """``[B, 7]`` int8 legal actions of the seat on move (all 0 where the game is over)."""
-        return self._legal[2 * self._phase + self._from_stock]
+        mask = self._legal[2 * self._phase + self._from_stock]
+        if self._has_cut:
+            mask[self._cut] = 0
+        return mask
 
     def legal_actions(self, lane: int) -> list[int]:
+        if self._cut[lane]:
+            return []
         return np.flatnonzero(self._legal[2 * self._phase[lane] + self._from_stock[lane]]).tolist()
 
     def step(self, actions, lanes=None) -> None:
@@ -390,10 +410,13 @@ class BatchedSpokelse(BatchedEngine):
         code = 2 * self._phase[idx] + self._from_stock[idx]
         inrange = (a >= 0) & (a < NUM_ACTIONS)
         ok = self._legal_bool[code, np.where(inrange, a, 0)] & inrange
+        if self._has_cut:
+            ok &= ~self._cut[idx]
         if not ok.all():
             self.raise_illegal(int(idx[np.argmin(ok)]), a[np.argmin(ok)])
         self.rewards.fill(0.0)
         np.equal(self._phase, OVER_PHASE, out=self.terminal)  # lanes left over (autoreset=False) stay terminal
+        np.copyto(self.truncated, self._cut)  # and cut ones stay truncated
         self._final = None
         place = a >= 2
         if place.all():
@@ -403,6 +426,29 @@ class BatchedSpokelse(BatchedEngine):
         else:
             self._draw_or_take(idx[~place], a[~place])
             self._place(idx[place], a[place])
+        if self.max_steps is not None:
+            self._countdown -= 1  # no lane gains more than one step per call
+            if self._countdown <= 0:
+                self._apply_cap()
+
+    def _apply_cap(self) -> None:
+        """``max_steps``: cut the lanes whose round has reached the cap (rewards 0, the state stays),
+        then count down to the first step at which another lane can reach it."""
+        steps = 2 * self._turn + (self._phase == PLACE_PHASE)
+        live = (self._phase != OVER_PHASE) & ~self._cut
+        hit = live & (steps >= self.max_steps)
+        if hit.any():
+            C = np.flatnonzero(hit)
+            self.truncated[C] = True
+            if self.autoreset:
+                self._keep_final(C)
+                self.reset(lanes=C)
+                self.truncated[C] = True
+            else:
+                self._cut[C] = True
+                self._has_cut = True
+        rest = live & ~hit
+        self._countdown = self.max_steps - int(steps[rest].max()) if rest.any() else self.max_steps
 
     def _sel(self, L: np.ndarray):
         """``L`` as an index: a plain slice when it is the whole batch (basic indexing is cheaper)."""
@@ -491,11 +537,12 @@ class BatchedSpokelse(BatchedEngine):
         self._from_stock[X] = 0
         self._phase[X] = DRAW_PHASE
         cont = self._ptr[X] < self.deck_size
-        if self.max_turns is not None:
+        if self.max_turns is not None or self.max_steps is not None:
             turn = self._turn[X] + 1
             self._turn[X] = turn
-            O[X, :, self.o_turns] = ((self.max_turns - turn) / self.max_turns)[:, None]
-            cont &= turn < self.max_turns
+            if self.max_turns is not None:
+                O[X, :, self.o_turns] = ((self.max_turns - turn) / self.max_turns)[:, None]
+                cont &= turn < self.max_turns
         if cont.all():
             self._pass_turn(X, s, rb)
         else:
@@ -585,15 +632,20 @@ class BatchedSpokelse(BatchedEngine):
         self.terminal[E] = True
         self._reveal(E)
         if self.autoreset:
-            self._final = {
-                "lanes": E,
-                "seat": self._cp[E].copy(),
-                "obs": self._obs[E].copy(),
-                "unseen": self._unseen[E].copy(),
-            }
+            self._keep_final(E)
             self.reset(lanes=E)
             self.terminal[E] = True
             self.rewards[E] = r
+
+    def _keep_final(self, E: np.ndarray) -> None:
+        """Keep what lanes ``E`` show as their episodes end, for ``final_observation`` (lanes that end
+        and lanes that are cut in one step together, in lane order)."""
+        part = {"lanes": E, "seat": self._cp[E].copy(), "obs": self._obs[E].copy(), "unseen": self._unseen[E].copy()}
+        if self._final is not None:
+            both = {k: np.concatenate((self._final[k], v)) for k, v in part.items()}
+            order = np.argsort(both["lanes"], kind="stable")
+            part = {k: v[order] for k, v in both.items()}
+        self._final = part
 
     # ---- the from-scratch encoder ----------------------------------------------------------------
     def encode_lanes(self, lanes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -734,6 +786,14 @@ class BatchedSpokelse(BatchedEngine):
         ``round_points`` and ``match_points``); valid for lanes whose game is over."""
         sums = np.where(self._has_sums[:, None], self.last_sums, self.round_sums())
         return {"round_points": sums, "match_points": self.totals.copy() if self.match_to else sums}
+
+    def lane_infos(self, lanes, seats) -> list[dict]:
+        """The scalar engine's ``info(seat)`` per finished lane, ``truncated_by`` included where it was cut."""
+        rows = super().lane_infos(lanes, seats)
+        for lane, row in zip(lanes, rows, strict=True):
+            if self.truncated[lane]:
+                row["truncated_by"] = "max_steps"
+        return rows
 
     def lane_state(self, lane: int) -> dict:
         """One lane's state in the scalar engine's terms (lists), for tests and debugging."""

@@ -39,6 +39,11 @@ def card_points(jack_points: float) -> np.ndarray:
     return np.array(per_rank * 4, dtype=np.float64)
 
 
+# The default of ``max_steps``: 20× the longest round of random and heuristic play measured by
+# benchmarks/game_lengths.py (p99.9 over 2–5 players, rounded up), far beyond any game that ends.
+MAX_STEPS = 10_000
+
+
 def _card_codes(v) -> bool:
     return isinstance(v, (list, tuple)) and all(isinstance(c, str) for c in v)
 
@@ -48,6 +53,13 @@ OPTIONS = {
     "jack_points": Option(0.5, one_of(0.5, 11), "0.5 (default) or 11"),
     "match_to": Option(None, optional(int_in(1)), "None (one round) or a positive int such as 21"),
     "reward": Option("win", one_of("win", "points"), '"win" or "points"'),
+    # a safety cap, not a rule: taking from the pile never ends a round (benchmarks/game_lengths.py)
+    "max_steps": Option(
+        MAX_STEPS,
+        optional(int_in(1)),
+        f"None (no cap) or a positive int, the agent steps per round after which the episode is truncated "
+        f"(default {MAX_STEPS})",
+    ),
     # teaching variants (OpenSpiel): a short deck, fewer slots, a turn cap
     "cards": Option(
         None,
@@ -66,6 +78,7 @@ class SpokelseGame(Game):
         n = self.num_players
         self.num_slots = k = int(self.config["num_slots"])
         self.max_turns = self.config["max_turns"]
+        self.max_steps = self.config["max_steps"]
         self.deck = self._variant_deck(self.config["cards"], n, k)
         self._in_deck = np.zeros(52, dtype=np.int8)
         self._in_deck[list(self.deck.cards)] = 1
@@ -176,10 +189,10 @@ class SpokelseGame(Game):
         else:
             top = 65.0 + (c["match_to"] or 0)
             bounds = (-top, top)
-        if c["match_to"] is not None or self.max_turns is None:
-            decisions = None  # taking from the pile can go on for ever; a match can last any number of rounds
-        else:
-            decisions = 2 * math.ceil(self.max_turns / n)
+        decisions = self._round_decisions()
+        if c["match_to"] is not None and decisions is not None:
+            rounds = self._max_rounds()
+            decisions = None if rounds is None else rounds * decisions
         cards = len(self.deck)
         if self.max_turns is not None:  # the deal, the up card and one card per turn
             cards = min(cards, (1 + self.num_slots) * n + 1 + self.max_turns)
@@ -190,6 +203,24 @@ class SpokelseGame(Game):
             multi_deal=c["match_to"] is not None,
             cards_per_deal=cards,
         )
+
+    def _round_decisions(self) -> int | None:
+        """A bound on one seat's decisions in a round: a turn is two steps and the seats take turns;
+        None without ``max_turns`` or ``max_steps`` (taking from the pile can go on for ever)."""
+        n, bounds = self.num_players, []
+        if self.max_turns is not None:
+            bounds.append(2 * math.ceil(self.max_turns / n))
+        if self.max_steps is not None:
+            bounds.append(2 * math.ceil(math.ceil(self.max_steps / 2) / n))
+        return min(bounds) if bounds else None
+
+    def _max_rounds(self) -> int | None:
+        """A bound on the rounds of a match: every round adds at least the points of the lowest cards
+        that can be dealt to the seats' totals, so some total reaches ``match_to`` by this round; None
+        where a round can add nothing (a short deck whose dealt cards can all be worth 0)."""
+        n = self.num_players
+        lowest = float(np.sort(self.points[list(self.deck.cards)])[: (1 + self.num_slots) * n].sum())
+        return math.ceil(n * self.match_to / lowest) if lowest > 0 else None
 
     def draw_dealer(self, rng: np.random.Generator) -> int:
         """Each player draws a card; the lowest rank deals; tied players draw again."""

@@ -1,62 +1,15 @@
-"""Spøkelse ("the ghost"): a Norwegian golf-like memory game, as a pure rules engine.
+"""The Spøkelse rules engine: the state of one round, or of a match, of a configured game.
 
-Each player has a face-down *ghost* that nobody ever sees or moves, and four face-down
-slots of which it has looked at two. On a turn a player draws from the stock or takes
-the face-up top of the discard pile, then swaps the card into a slot (the old card goes
-face up on the pile, unseen by its owner before it leaves) or, for a stock card only,
-discards it. The round ends after the turn that draws the last stock card; the lowest
-sum of slots plus ghost wins.
-
-Card points: 8 = 0, J = ½ (``jack_points=11`` variant), A = 1, 2–7 and 9–10 face value,
-Q = 12, K = 13; suits never matter.
-
-Decisions where the source is silent (RULES.md marks each one):
-
-* **Ghost and peeks.** The first card a player receives is its ghost; cards 2–5 become
-  slots 0–3 in the order received, and every player looks at slots 0 and 1. Choosing
-  which card to set aside or peek at is a choice without information, so it is fixed.
-* **Deal order.** One card at a time, starting left of the dealer; the next card is
-  turned up as the discard pile; the rest is the stock, top first. With two players:
-  deck indices 0–9 are dealt, 10 is turned up, 11–51 are the stock.
-* **No discarding a taken card.** ``discard`` is legal only for a card drawn from the
-  stock. Taking the discard top and returning it would be a pass, and since the round
-  ends only when the stock runs out, passing could last forever.
-* **First dealer.** Each player draws a card from a separately shuffled deck; the lowest
-  rank (A low … K high) deals and tied players draw again. This draw never consumes a
-  stacked deck.
-* **Knowledge.** The mover knows the card it puts into a slot. Everyone knows a card put
-  into a slot from the discard pile (it was face up) and every discarded card. When the
-  round ends every card is revealed, so ``unseen`` becomes all zeros.
-* **Match** (``match_to=21``): round sums add up; the match ends after the round in which
-  someone reaches the target, and the lowest total wins (for two players: the first to
-  21 loses; if both pass it in the same round, the higher total loses). Rounds before
-  the last give reward 0; the deal passes to the left and later rounds are shuffled from
-  the episode's seed.
-* **Rewards.** ``reward="win"``: the lowest sum (or total) wins, winners W get ``+1/|W|``
-  and the others ``-1/(n-|W|)``, a full tie gives 0. ``reward="points"``: each seat gets
-  the mean of the other seats' sums (totals in a match) minus its own.
-
-Teaching variants (small enough for OpenSpiel's CFR and exploitability; the defaults
-leave the game above unchanged):
-
-* ``cards``: None (the 52-card deck) or a list of distinct card codes, the whole deck
-  of the variant (e.g. ``["AS", "2S", "3S", "8S", "KS", "QS"]``). It needs at least
-  ``(1 + num_slots) * num_players + 2`` cards (the deal, the up card and one stock
-  card). Card vectors stay 52 wide; cards outside the deck are always 0. The first-dealer
-  card draw still uses a separate 52-card deck.
-* ``num_slots``: 1 to 4 (default 4). Each player gets a ghost and ``num_slots`` slots
-  (dealt in that order, so a stacked deck has ``(1 + num_slots) * num_players`` dealt
-  cards before the up card) and looks at slots 0 and 1 where they exist. The action
-  table and the observation layout keep four slots; absent slots are never legal and
-  stay all 0.
-* ``max_turns``: None (default) or a positive int: the round also ends after that many
-  turns (a turn is draw/take plus swap/discard), whichever comes first with the stock
-  running out. The observation then gains a ``turns_left`` segment at its end.
+:class:`SpokelseEngine` deals, steps, scores and observes one episode; it is the readable
+reference the batched engine (:mod:`.batched`) is tested against, step for step. The rules,
+every decision where the source is silent, the teaching variants, the observation and the
+infos are described once, in docs/spokelse.md; the options and fixed tables are in :mod:`.game`.
 """
 
 from __future__ import annotations
 
 import copy
+import sys
 
 import numpy as np
 
@@ -82,6 +35,8 @@ class SpokelseEngine(Engine):
         self.dealer = dealer
         self.round_no += 1
         self.turn = 0  # turns completed in this round (the max_turns variant)
+        # the step after which max_steps cuts the episode (history holds every step of the episode)
+        self._cut_at = sys.maxsize if self.max_steps is None else len(self.history) + self.max_steps
         order = [(dealer + 1 + i) % n for i in range(n)]  # forhånd first
         received: list[list[int]] = [[] for _ in range(n)]
         for i in range(dealt):
@@ -111,17 +66,21 @@ class SpokelseEngine(Engine):
 
     # ---- moves ----------------------------------------------------------------
     def legal_actions(self) -> list[int]:
-        if self.phase == Phase.OVER:
+        if self.phase == Phase.OVER or self.truncated:
             return []
         return list(self._legal[(self.phase, self.hand_from_stock)])
 
     def legal_mask(self) -> np.ndarray:
-        if self.phase == Phase.OVER:
+        if self.phase == Phase.OVER or self.truncated:
             return np.zeros(7, dtype=np.int8)
         return self._masks[(self.phase, self.hand_from_stock)].copy()
 
     def is_legal(self, action: int) -> bool:
-        return self.phase != Phase.OVER and action in self._legal[(self.phase, self.hand_from_stock)]
+        return (
+            self.phase != Phase.OVER
+            and not self.truncated
+            and action in self._legal[(self.phase, self.hand_from_stock)]
+        )
 
     def _apply(self, action: int) -> None:
         # The per-seat observation buffers are updated in place here (no re-encoding per
@@ -148,6 +107,8 @@ class SpokelseEngine(Engine):
             self.phase = Phase.PLACE
             O[:, self.o_phase] = 0.0
             O[:, self.o_phase + 1] = 1.0
+            if len(self.history) >= self._cut_at:  # max_steps: cut the episode, the state stays as it is
+                self.truncated = True
             return
         card = self.hand
         if action == DISCARD:
@@ -189,6 +150,8 @@ class SpokelseEngine(Engine):
             for v in range(n):
                 O[v, self.o_to_move + (s - v) % n] = 0.0
                 O[v, self.o_to_move + (nxt - v) % n] = 1.0
+            if len(self.history) >= self._cut_at:
+                self.truncated = True
         else:
             self._end_round()
 
@@ -367,7 +330,10 @@ class SpokelseEngine(Engine):
 
     def info(self, seat: int) -> dict:
         sums = self.last_sums or self.round_sums()
-        return {"round_points": sums[seat], "match_points": self.totals[seat] if self.match_to else sums[seat]}
+        out = {"round_points": sums[seat], "match_points": self.totals[seat] if self.match_to else sums[seat]}
+        if self.truncated:
+            out["truncated_by"] = "max_steps"
+        return out
 
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)

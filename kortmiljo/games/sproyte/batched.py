@@ -3,10 +3,11 @@
 :class:`BatchedSproyte` plays ``num_envs`` independent games (*lanes*) in lock step, in
 every form (``vanlig``, ``variasjon``, ``tretten``) and with every option of
 :class:`~.rules.SproyteEngine` (``exchange_quota``, ``trump``, ``match_to``, ``reward``). It
-is a speed path, not a second definition of the rules: :mod:`.rules` stays the readable
-reference, and ``tests/differential/test_sproyte_batched.py`` drives both engines with the
-same decks, dealers and actions and requires identical masks, observations, ``unseen``,
-card locations, rewards, players on move and terminations at every step.
+is a speed path, not a second definition of the rules (those are described in
+docs/sproyte.md): :mod:`.rules` stays the readable reference, and
+``tests/differential/test_sproyte_batched.py`` drives both engines with the same decks,
+dealers and actions and requires identical masks, observations, ``unseen``, card locations,
+rewards, players on move and terminations at every step.
 
 It follows the interface and conventions of :class:`~kortmiljo.games.spokelse.batched.BatchedSpokelse`
 (the model for every batched engine; :mod:`kortmiljo.env.vector` drives them through that
@@ -129,8 +130,12 @@ class BatchedSproyte(BatchedEngine):
 
     ``seed``: seeds the lanes' generators (``lane_rng``); ``rngs``: one generator per lane
     instead. ``autoreset``: deal finished lanes anew inside ``step``. Options are the scalar
-    engine's (``variant``, ``exchange_quota``, ``trump``, ``match_to``, ``reward``), validated by
-    it. The batch starts dealt: the constructor calls ``reset()``.
+    engine's (``variant``, ``exchange_quota``, ``trump``, ``match_to``, ``reward``, ``max_deals``),
+    validated by it. The batch starts dealt: the constructor calls ``reset()``.
+
+    ``max_deals`` cuts a match as the scalar engine cuts it: after its last deal the lane is over
+    (phase over, rewards 0) and ``truncated`` is True, not ``terminal``; with ``autoreset=False``
+    until the lane is reset.
     """
 
     NAME = "sproyte"
@@ -159,6 +164,7 @@ class BatchedSproyte(BatchedEngine):
         self.quota = np.array(list(spec.quota) + [0], dtype=np.int64)  # padded: index 3 after the dealer
         self.fixed_trump = spec.fixed_trump
         self.match_to = spec.match_to
+        self.max_deals = spec.max_deals
         self.raw_reward = spec.raw_reward
 
         for name in (
@@ -222,6 +228,7 @@ class BatchedSproyte(BatchedEngine):
         self._mask: np.ndarray | None = None
         self.rewards = np.zeros((B, N), dtype=np.float64)
         self.terminal = np.zeros(B, dtype=bool)
+        self._cut = np.zeros(B, dtype=bool)  # matches cut by max_deals, kept until reset (autoreset=False)
         self._final: dict | None = None
         self.reset()
 
@@ -294,6 +301,8 @@ class BatchedSproyte(BatchedEngine):
         self.deal_no[L] = 0
         self.rewards[L] = 0.0
         self.terminal[L] = False
+        self.truncated[L] = False
+        self._cut[L] = False
         self._deal(L, decks, dealers)
 
     def _deal(self, L: np.ndarray, decks: np.ndarray, dealers: np.ndarray) -> None:
@@ -421,6 +430,9 @@ class BatchedSproyte(BatchedEngine):
         self._mask = None
         self.rewards.fill(0.0)
         np.equal(self._phase, OVER, out=self.terminal)  # lanes left over (autoreset=False) stay terminal
+        if self.max_deals is not None:  # cut matches left over stay truncated, not terminal
+            np.copyto(self.truncated, self._cut)
+            np.greater(self.terminal, self._cut, out=self.terminal)
         self._final = None
         play = a >= PLAY0
         if play.all():
@@ -597,18 +609,22 @@ class BatchedSproyte(BatchedEngine):
         self.final_points[E] = pts
         totals = self.totals[E] + pts
         self.totals[E] = totals
+        cut = np.zeros(len(E), dtype=bool)  # max_deals: matches cut after this deal (rewards 0)
         if self.match_to is not None:
             go = totals.max(axis=1) < self.match_to
+            if self.max_deals is not None:
+                cut = go & (self.deal_no[E] + 1 >= self.max_deals)
+                go &= ~cut
             if go.any():  # the match goes on: the next deal comes from the lane's stream
                 G = E[go]
                 self.deal_no[G] += 1
                 decks = self.cards[np.array([self.rngs[lane].permutation(self.deck_size) for lane in G.tolist()])]
                 self._deal(G, decks, (self._dealer[G] + 1) % N)
-                E, totals, pts = E[~go], totals[~go], pts[~go]
+                over = ~go
+                E, totals, pts, cut = E[over], totals[over], pts[over], cut[over]
                 if E.size == 0:
                     return
         self._phase[E] = OVER
-        self.terminal[E] = True
         if self.match_to is not None:
             self._obs[E, :, self.o_match : self.o_match + N] = totals[:, SEAT_OF_REL] / self.match_to
             if self.raw_reward:
@@ -618,11 +634,11 @@ class BatchedSproyte(BatchedEngine):
                 nw = win.sum(axis=1, keepdims=True)
                 r = np.where(win, 1.0 / nw, -1.0 / np.maximum(N - nw, 1))
                 r[nw[:, 0] == N] = 0.0
+            r[cut] = 0.0
         elif self.raw_reward:
             r = pts.astype(np.float64)
         else:
             r = pts - (pts.sum(axis=1, keepdims=True) - pts) / 2.0
-        self.rewards[E] = r
         if self.autoreset:
             obs = self._obs[E]  # the game is over: no seat on move, no leader, no exchange allowance
             obs[:, :, self.o_phase + OVER] = 1.0
@@ -638,8 +654,11 @@ class BatchedSproyte(BatchedEngine):
                 },
             }
             self.reset(lanes=E)
-            self.terminal[E] = True
-            self.rewards[E] = r
+        else:
+            self._cut[E[cut]] = True
+        self.rewards[E] = r
+        self.terminal[E] = ~cut
+        self.truncated[E] = cut
 
     # ---- views ----------------------------------------------------------------------------------
     def _dynamic(self, out: np.ndarray, L: np.ndarray, seats: np.ndarray) -> None:
@@ -747,13 +766,16 @@ class BatchedSproyte(BatchedEngine):
         contract and trump)."""
         res = self._info(np.array([lane]))
         t = int(self._trump[lane])
-        return {
+        out = {
             "tricks": int(res["tricks"][0, seat]),
             "deal_points": int(res["deal_points"][0, seat]),
             "match_points": int(res["match_points"][0, seat]),
             "contract": CONTRACT_NAMES[int(self._contract[lane])],
             "trump": SUITS[t] if t >= 0 else None,
         }
+        if self.truncated[lane]:
+            out["truncated_by"] = "max_deals"
+        return out
 
     def lane_state(self, lane: int) -> dict:
         """One lane's state in the scalar engine's terms (lists), for tests and debugging."""

@@ -83,6 +83,15 @@ def _trump_ok(v) -> bool:
     return v is None or (isinstance(v, str) and len(v) == 1 and v.upper() in SUITS)
 
 
+def _max_deals_ok(v) -> bool:
+    return v is None or (isinstance(v, str) and v == "auto") or int_in(1)(v)
+
+
+# ``max_deals="auto"``: this many deals per point of ``match_to``, 20× the longest matches of random
+# and heuristic play measured by benchmarks/game_lengths.py (p99.9), far beyond any match that ends.
+DEALS_PER_POINT = 40
+
+
 OPTIONS = {
     "variant": Option("vanlig", one_of(*VARIANTS), '"vanlig" (default), "variasjon" or "tretten"'),
     "exchange_quota": Option(
@@ -91,6 +100,13 @@ OPTIONS = {
     "trump": Option(None, _trump_ok, 'None (rotating ♣ ♠ ♥ ♦ by deal) or a suit letter "S", "H", "D" or "C"'),
     "match_to": Option(None, optional(int_in(1)), "None (one deal) or a positive int such as 10"),
     "reward": Option("relative", one_of("relative", "raw"), '"relative" (default) or "raw"'),
+    # a safety cap, not a rule: a deal can give nobody a point, so a match need never end
+    "max_deals": Option(
+        "auto",
+        _max_deals_ok,
+        f'"auto" (default: {DEALS_PER_POINT} × match_to), None (no cap) or a positive int: the deals of a match '
+        "after which it is truncated (only with match_to)",
+    ),
     "num_players": Option(3, one_of(3), "3 (Sprøyte is a game for three)"),
 }
 
@@ -118,6 +134,11 @@ class SproyteGame(Game):
         self.quota = tuple(int(x) for x in (cfg["exchange_quota"] or DEFAULT_QUOTA[self.variant]))
         self.fixed_trump = SUITS.index(cfg["trump"].upper()) if cfg["trump"] is not None else None
         self.match_to = cfg["match_to"]
+        md = cfg["max_deals"]
+        if self.match_to is None:
+            self.max_deals = None  # one deal: nothing to cap
+        else:
+            self.max_deals = DEALS_PER_POINT * self.match_to if md == "auto" else md
         self.raw_reward = cfg["reward"] == "raw"
         self.action_names = ACTION_NAMES
         self._deck_mask = np.zeros(52, dtype=np.int8)
@@ -163,11 +184,15 @@ class SproyteGame(Game):
             bounds = (-1.0, 1.0)
         else:
             bounds = (-9.0, 9.0) if c["reward"] == "relative" else (0.0, 9.0)
+        per_deal = 13 + 16 + 1 + 1  # plays, discards (the pile has at most 16 cards), done, talon
+        if c["match_to"] is None:
+            decisions = per_deal
+        else:
+            decisions = None if self.max_deals is None else self.max_deals * per_deal
         return Facts(
             utility_bounds=bounds,
             zero_sum=c["reward"] == "relative" or c["match_to"] is not None,
-            # plays, discards (the pile has at most 16 cards), done, talon
-            max_decisions=None if c["match_to"] is not None else 13 + 16 + 1 + 1,
+            max_decisions=decisions,
             multi_deal=c["match_to"] is not None,
             cards_per_deal=len(self.deck),  # the exchange pile, the talon and the cut card (the bottom) all matter
         )

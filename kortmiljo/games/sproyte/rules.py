@@ -1,75 +1,10 @@
-"""Sprøyte: a Norwegian trick-taking game for three, as a pure rules engine.
+"""The Sprøyte rules engine: the state of one deal, or of a match, of a configured game.
 
-Three players, ace high. Each deal has a short preparation and then trick play:
-every player gets 12 cards (13 in ``tretten``); in ``vanlig`` and ``variasjon`` the
-players in turn lay cards face down and draw as many from an exchange pile; in
-``tretten`` each player in turn may swap the whole hand for a hidden talon. Then the
-tricks are played: follow suit if able, the highest trump wins, else the highest card
-of the suit led, and the winner leads. A deal scores by tricks: 1 point per trick over
-four in trump and grand contracts, 1 point per trick under four in nullo.
-
-The three forms (``variant=``):
-
-* ``vanlig`` (default): 48 cards (no twos), 12 each, a 12-card exchange pile, always
-  trump; the trump suit rotates ♣ ♠ ♥ ♦ by deal.
-* ``variasjon``: 52 cards, 12 each, a 16-card exchange pile; the contract comes from
-  the card shown after the cut: 2–5 nullo (fewest tricks, no trump), 6–10 trump in the
-  shown card's suit, J Q K A grand (no trump).
-* ``tretten``: 52 cards, 13 each and a 13-card hidden talon, always trump, the trump
-  suit rotating ♣ ♠ ♥ ♦ by deal.
-
-Decisions where the source is silent or loose (RULES.md marks each one):
-
-* **Deal.** One card at a time, forhånd (left of the dealer) first, then the middle
-  seat, then the dealer (in ``tretten`` then the talon, so the talon gets every fourth
-  card). A stacked deck's index 0 goes to forhånd. The undealt rest is the exchange
-  pile, top first: ``vanlig`` deck indices 36–47, ``variasjon`` 36–51.
-* **The shown card** (``variasjon``). Forhånd cuts and the card at the cut is shown;
-  after the cut it is the bottom card of the deck, so it is ``deck[-1]``, the last card
-  of the exchange pile. It stays there unless a draw reaches the bottom of the pile,
-  in which case the drawing seat holds it. Since the numbers of cards exchanged are
-  public, every seat can always locate it: it is never ``unseen``.
-* **Trump rotation.** The first deal of an episode is played in clubs, the next in
-  spades, hearts, diamonds, then clubs again (every deal of a match counts).
-  ``trump="S"|"H"|"D"|"C"`` fixes the suit instead; it is refused in ``variasjon``,
-  where the shown card decides.
-* **Exchange quotas** (``vanlig``, ``variasjon``). Forhånd, then middle, then dealer
-  lay down cards one at a time (``discard:XX``, face down and out of play, seen only by
-  the discarder) and close with ``done``, which draws as many cards from the top of the
-  pile. ``variasjon`` allows 8 / 5 / 3; ``vanlig`` 5 / 4 / 3 (the source gives no
-  split); ``exchange_quota=(a, b, c)`` sets them. What a seat leaves unused is carried
-  to the next seat: a seat's allowance is its quota plus everything the earlier seats
-  were allowed and did not use, and every limit is capped by the cards left in the
-  pile (and by the hand). The cards drawn arrive after ``done``, so they can never be
-  discarded again. Every seat acts in turn even when its limit is 0 (then ``done`` is
-  its only action). The counts are public; cards left in the pile stay out of play,
-  unseen by everyone.
-* **Talon** (``tretten``). Forhånd is offered the talon first (``take_talon`` or
-  ``keep``); after ``keep`` the offer passes to middle and then dealer. The first seat
-  that takes it swaps its whole hand for the talon without seeing it first; the old
-  hand goes face down out of play, seen only by that seat. At most one swap per deal:
-  after a take the play starts at once. If all three keep, the talon stays hidden.
-* **Play.** Forhånd leads the first trick. Follow suit if able; a void player may play
-  any card (trump or not). The highest trump wins, else the highest card of the suit
-  led; the winner leads the next trick. A seat that does not follow reveals a void in
-  the suit led; the observation keeps it.
-* **Points.** Trump and grand: ``max(0, tricks - 4)`` (5 → 1, 6 → 2, 7 → 3); nullo:
-  ``max(0, 4 - tricks)`` (1 → 3, 0 → 4). Also in ``tretten`` (13 tricks) four is the par.
-* **Rewards.** ``reward="relative"`` (default, zero-sum): at the end of a deal each
-  seat gets its points minus the mean of the other two seats' points.
-  ``reward="raw"``: the points themselves.
-* **Match** (``match_to=10``): points add up over deals and the match ends after the
-  deal in which some seat reaches the target. Deals before the last give reward 0. The
-  final reward with ``reward="relative"`` is the zero-sum split among the seats with
-  the highest total (winners ``+1/|W|``, others ``-1/(3-|W|)``, a three-way tie 0);
-  with ``reward="raw"`` it is each seat's match total. The deal passes to the left,
-  later deals are shuffled from the episode's seed, and the trump keeps rotating.
-* **Knowledge** (``unseen``). A seat locates its own hand, its own discards (and in
-  ``tretten`` its old hand), every played card and the shown card. Everything else in
-  the deck is unseen: the other seats' hands and discards, the talon and the cards
-  left in the pile. The engine does not infer locations by elimination (e.g. "all
-  hidden cards must be in the talon"): a card counts as located only when the seat has
-  seen it or seen where it went. The twos are always 0 in ``vanlig``.
+:class:`SproyteEngine` deals, runs the exchange or talon offer and the tricks, scores and
+observes one episode, in each of the three forms (``vanlig``, ``variasjon``, ``tretten``); it
+is the readable reference the batched engine (:mod:`.batched`) is tested against, step for
+step. The rules, every decision where the source is silent or loose, the observation and the
+infos are described once, in docs/sproyte.md; the options and fixed tables are in :mod:`.game`.
 """
 
 from __future__ import annotations
@@ -398,8 +333,14 @@ class SproyteEngine(Engine):
         for s in range(N):
             self.totals[s] += pts[s]
         if self.match_to is not None and max(self.totals) < self.match_to:
-            self.deal_no += 1
-            self._deal(self.shuffled_deck(), (self.dealer + 1) % N)
+            if self.max_deals is None or self.deal_no + 1 < self.max_deals:
+                self.deal_no += 1
+                self._deal(self.shuffled_deck(), (self.dealer + 1) % N)
+                return
+            # max_deals: the match is cut after its last deal, as that deal ended (rewards 0)
+            self.phase = Phase.OVER
+            self.truncated = True
+            self._write_match_points()
             return
         self.phase = Phase.OVER
         self.terminal = True
@@ -547,13 +488,16 @@ class SproyteEngine(Engine):
 
     def info(self, seat: int) -> dict:
         pts = self.final_points if self.terminal and self.final_points is not None else self.points_now()
-        return {
+        out = {
             "tricks": int(self.tricks[seat]),
             "deal_points": int(pts[seat]),
             "match_points": int(self.totals[seat]) if self.match_to is not None else int(pts[seat]),
             "contract": CONTRACT_NAMES[self.contract],
             "trump": SUITS[self.trump] if self.trump >= 0 else None,
         }
+        if self.truncated:
+            out["truncated_by"] = "max_deals"
+        return out
 
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)

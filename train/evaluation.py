@@ -7,46 +7,27 @@ dealer, the same seed for any later deal of the episode), so card luck cancels.
 Learner decisions of all running games are batched into one ``act_batch`` call, which
 makes a neural learner several times cheaper than one forward pass per decision.
 
-Result: the learner's mean reward per game, a 95% interval over deals (each deal's mean
-over the seat rotation is one sample), and win/loss/draw shares by reward sign.
+Result: the learner's mean reward per game, its 95% Student-t interval over deals
+(:func:`agents.stats.mean_ci`; each deal's mean over the seat rotation is one sample; ``ci95``
+is the half width), and win/loss/draw shares by reward sign.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from agents.base import Policy
-from kortmiljo.core.engine import Engine
+from agents.stats import mean_ci
+from kortmiljo.core.game import Game
 
 
-def mean_ci(values: np.ndarray) -> tuple[float, float]:
-    """Mean and the half-width of its 95% normal interval."""
-    v = np.asarray(values, dtype=np.float64)
-    if len(v) < 2:
-        return float(v.mean()) if len(v) else 0.0, float("inf")
-    return float(v.mean()), float(1.96 * v.std(ddof=1) / math.sqrt(len(v)))
-
-
-def _obs(e: Engine, seat: int) -> dict[str, np.ndarray]:
-    return {"observation": e.observe(seat), "action_mask": e.legal_mask(), "unseen": e.unseen(seat)}
-
-
-def duplicate_eval(
-    engine: Engine,
-    learner: Policy,
-    opponent: Policy,
-    deals: int,
-    seed: int = 0,
-    batch: int = 64,
-) -> dict:
+def duplicate_eval(game: Game, learner: Policy, opponent: Policy, deals: int, seed: int = 0, batch: int = 64) -> dict:
     """Play ``deals`` deals × every learner seat; the learner's results (see the module docstring)."""
-    n = engine.num_players
+    n = game.num_players
     master = np.random.default_rng(seed)
     jobs = []  # (deal index, learner seat, deck, dealer, episode seed)
     for d in range(deals):
-        deck = [engine.deck.code(c) for c in master.permutation(engine.deck.cards)]
+        deck = [game.deck.code(c) for c in master.permutation(game.deck.cards)]
         dealer = int(master.integers(n))
         ep_seed = int(master.integers(2**63))
         for s in range(n):
@@ -59,9 +40,9 @@ def duplicate_eval(
         chunk = jobs[start : start + batch]
         games = []
         for _, _seat, deck, dealer, ep_seed in chunk:
-            e = type(engine)(**engine.config)
-            e.new_episode(np.random.default_rng(ep_seed), deck=deck, dealer=dealer)
-            games.append(e)
+            state = game.new_state()
+            state.new_episode(np.random.default_rng(ep_seed), deck=deck, dealer=dealer)
+            games.append(state)
         totals = np.zeros(len(chunk))
         active = list(range(len(chunk)))
         while active:
@@ -70,31 +51,29 @@ def duplicate_eval(
                 e, s = games[i], chunk[i][1]
                 while not (e.terminal or e.truncated) and e.current_player != s:
                     p = e.current_player
-                    e.step(int(opponent.act(_obs(e, p), e if opponent.needs_engine else None)))
+                    e.step(int(opponent.act(e.observation(p), e if opponent.needs_engine else None)))
                     totals[i] += e.rewards[s]
                 if not (e.terminal or e.truncated):
                     waiting.append(i)
             if waiting:
-                obs = [_obs(games[i], chunk[i][1]) for i in waiting]
-                stacked = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
+                obs = [games[i].observation(chunk[i][1]) for i in waiting]
                 if learner.needs_engine:
                     acts = [learner.act(o, games[i]) for o, i in zip(obs, waiting, strict=True)]
                 else:
-                    acts = learner.act_batch(stacked)
+                    acts = learner.act_batch({k: np.stack([o[k] for o in obs]) for k in obs[0]})
                 for i, a in zip(waiting, acts, strict=True):
                     games[i].step(int(a))
                     totals[i] += games[i].rewards[chunk[i][1]]
                 decisions += len(waiting)
             active = waiting
         rewards[start : start + len(chunk)] = totals
-    per_deal = rewards.reshape(deals, n).mean(axis=1)
-    mean, ci = mean_ci(per_deal)
+    mean, _, hi = mean_ci(rewards.reshape(deals, n).mean(axis=1))
     return {
         "opponent": opponent.name,
         "deals": deals,
         "games": len(jobs),
         "mean_reward": mean,
-        "ci95": ci,
+        "ci95": hi - mean,
         "win": float((rewards > 0).mean()),
         "loss": float((rewards < 0).mean()),
         "draw": float((rewards == 0).mean()),
