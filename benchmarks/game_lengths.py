@@ -8,12 +8,15 @@ agent kind (``random``, ``heuristic``; every seat plays the same kind) it plays 
 episodes with the caps disabled and prints the percentiles p50 / p99 / p99.9 / max of
 
 * Spøkelse: agent steps per round (what ``max_steps`` counts), steps and rounds per episode;
-* Sprøyte: deals per match (what ``max_deals`` counts) and per point of ``match_to``, steps per
-  episode;
+* Sprøyte: deals per match (what ``max_deals`` counts) and per ``match_to + 1``, steps per deal
+  and per episode;
 
-and the cap each configuration suggests: 20 × the p99.9 (over both agent kinds), rounded up to a
-round number (1, 2 or 5 × 10^k). The games run on the batched engines, which equal the scalar
-ones step for step (``tests/differential``), with ``act_batch`` for the seats on move.
+and the cap each configuration suggests: 20 × the p99.9 (the larger of the two agent kinds),
+rounded up to a round number (1, 2 or 5 × 10^k). The deals of a match grow with ``match_to``, so
+Sprøyte's default is a factor × ``(match_to + 1)`` (the + 1 covers the short matches, whose few
+deals vary most): the largest 20 × p99.9 / (match_to + 1), rounded up. The games run on the
+batched engines, which equal the scalar ones step for step (``tests/differential``), with
+``act_batch`` for the seats on move.
 
 Usage: ``python benchmarks/game_lengths.py [--episodes 2000] [--lanes 256] [--only spokelse]
 [--seed 0]``
@@ -41,11 +44,14 @@ QUANTILES = (50, 99, 99.9)
 # (label, game, configuration): the main configurations, the caps disabled
 CONFIGS: list[tuple[str, str, dict]] = [
     *[(f"Spøkelse {n}p", "spokelse", {"num_players": n, "max_steps": None}) for n in (2, 3, 4, 5)],
-    *[(f"Spøkelse {n}p match_to=21", "spokelse", {"num_players": n, "match_to": 21, "max_steps": None}) for n in (2, 5)],
+    *[
+        (f"Spøkelse {n}p match_to=21", "spokelse", {"num_players": n, "match_to": 21, "max_steps": None})
+        for n in (2, 5)
+    ],
     *[
         (f"Sprøyte {v} match_to={m}", "sproyte", {"variant": v, "match_to": m, "max_deals": None})
         for v in ("vanlig", "variasjon", "tretten")
-        for m in (10, 50)
+        for m in (1, 10, 50)
     ],
 ]
 
@@ -78,7 +84,7 @@ def play(game: str, config: dict, agent: str, episodes: int, lanes: int, seed: i
         actions[L] = policy.act_batch(obs)
         be.step(actions, active)
         if be.truncated.any():
-            raise RuntimeError(f"{game} {config}: an episode was truncated with the caps disabled")
+            raise RuntimeError(f"{game} {config}: an episode was truncated (lengths are measured uncapped)")
         round_steps[L] += 1
         ep_steps[L] += 1
         new_deal = be.terminal | (deal_no != before)
@@ -109,7 +115,7 @@ def main() -> int:
     header = f"{'configuration':<32} {'agent':<10} {'measure':<18} {'p50':>8} {'p99':>8} {'p99.9':>8} {'max':>8}"
     print(header)
     print("-" * len(header))
-    suggested: dict[str, list[tuple[str, int]]] = {"max_steps": [], "max_deals": [], "deals_per_point": []}
+    suggested: dict[str, list[tuple[str, float]]] = {"max_steps": [], "max_deals": [], "per match_to + 1": []}
     for label, game, config in CONFIGS:
         if args.only and args.only.lower() not in label.lower():
             continue
@@ -122,7 +128,7 @@ def main() -> int:
                 rows.append(("steps/episode", res["episode_steps"]))
                 rows.append(("rounds/match" if game == "spokelse" else "deals/match", res["deals"]))
             if game == "sproyte":
-                rows.append(("deals/point", res["deals"] / config["match_to"]))
+                rows.append(("deals/(match_to+1)", res["deals"] / (config["match_to"] + 1)))
             for name, x in rows:
                 print(f"{label:<32} {agent:<10} {name:<18} {stats(x)}")
                 p999.setdefault(name, []).append(float(np.percentile(x, 99.9)))
@@ -130,14 +136,14 @@ def main() -> int:
             suggested["max_steps"].append((label, round_up(SAFETY * max(p999["steps/round"]))))
         else:
             suggested["max_deals"].append((label, round_up(SAFETY * max(p999["deals/match"]))))
-            suggested["deals_per_point"].append((label, round_up(SAFETY * max(p999["deals/point"]))))
+            suggested["per match_to + 1"].append((label, SAFETY * max(p999["deals/(match_to+1)"])))
         print(f"{'':<32} ({time.perf_counter() - t0:.0f} s)")
     print(f"\nsuggested caps ({SAFETY} × p99.9, rounded up to 1, 2 or 5 × 10^k):")
     for cap, items in suggested.items():
         for label, value in items:
-            print(f"  {cap:<16} {value:>8}  {label}")
+            print(f"  {cap:<16} {value:>8.1f}  {label}")
         if items:
-            print(f"  {cap:<16} {max(v for _, v in items):>8}  the largest")
+            print(f"  {cap:<16} {round_up(max(v for _, v in items)):>8}  the default: the largest, rounded up")
     return 0
 
 

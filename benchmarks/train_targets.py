@@ -2,7 +2,8 @@
 
 For each game this runs the recorded training recipe (``RECIPES``, a ``kortmiljo train``
 command with a 30-minute wall-clock budget that includes behaviour-cloning data and
-fitting), then evaluates the resulting model with the tournament on duplicate deals
+fitting; parsed into a :class:`train.config.TrainConfig` and run in this process by
+:class:`train.trainer.Trainer`), then evaluates the resulting model with the tournament on duplicate deals
 against random and against the heuristic, and writes everything to
 ``results/train_targets.json`` (training time, PPO steps/s, each evaluation's mean reward,
 95% interval and game count, the exact commands).
@@ -62,6 +63,13 @@ RECIPES: dict[str, str] = {
 EVAL_GAMES = 4000
 
 
+def recipe_config(game: str, run_dir: str):
+    """The recipe of ``game`` as the config it runs, into ``run_dir`` (relative to the repository)."""
+    from train.cli import parse_args
+
+    return parse_args([*shlex.split(RECIPES[game]), "--out", str(ROOT / run_dir), "--no-progress"])
+
+
 def run(cmd: list[str]) -> float:
     print("$", " ".join(shlex.quote(c) for c in cmd), flush=True)
     t = time.time()
@@ -81,10 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     results = json.loads(out.read_text()) if out.exists() else {}
     for game in args.games:
         run_dir = f"runs/targets/{game}"
-        train_cmd = [py, "-m", "kortmiljo", "train", *shlex.split(RECIPES[game]), "--out", run_dir, "--no-progress"]
         entry: dict = {"train_command": "kortmiljo train " + RECIPES[game] + f" --out {run_dir}"}
         if not args.eval_only:
-            entry["train_wall_s"] = round(run(train_cmd), 1)
+            from train.trainer import Trainer
+
+            t = time.time()
+            Trainer(recipe_config(game, run_dir)).run()
+            entry["train_wall_s"] = round(time.time() - t, 1)
         report = json.loads((ROOT / run_dir / "report.json").read_text())
         entry["report"] = {
             k: report.get(k)

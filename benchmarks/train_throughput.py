@@ -37,19 +37,21 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from kortmiljo import Game, load_game  # noqa: E402
 
-def make_venv(kind: str, game: str, config: dict, lanes: int, seed: int):
+
+def make_venv(kind: str, game: Game, lanes: int, seed: int):
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from agents.registry import make_agent
     from kortmiljo.env.training import SingleSeatEnv
     from kortmiljo.env.vector import BatchedSingleSeatVecEnv
 
-    opponents = [make_agent(n, game, config, seed=seed + i) for i, n in enumerate(("random", "heuristic"))]
+    opponents = [make_agent(n, game, seed=seed + i) for i, n in enumerate(("random", "heuristic"))]
     if kind == "dummy":
-        fns = [lambda i=i: SingleSeatEnv(game, config, opponents, seed=seed * 1000 + i) for i in range(lanes)]
+        fns = [lambda i=i: SingleSeatEnv(game, opponents=opponents, seed=seed * 1000 + i) for i in range(lanes)]
         return VecMonitor(DummyVecEnv(fns))
-    return VecMonitor(BatchedSingleSeatVecEnv(game, config, lanes, opponents, seed=seed * 1000))
+    return VecMonitor(BatchedSingleSeatVecEnv(game, num_envs=lanes, opponents=opponents, seed=seed * 1000))
 
 
 class _Timer:
@@ -83,8 +85,7 @@ class _Timer:
 def measure(
     kind: str,
     lanes: int,
-    game: str,
-    config: dict,
+    game: Game,
     updates: int,
     rollout: int,
     net: list[int],
@@ -97,7 +98,7 @@ def measure(
 
     from train.policy import KortmiljoMaskablePolicy
 
-    venv = make_venv(kind, game, config, lanes, seed=1)
+    venv = make_venv(kind, game, lanes, seed=1)
     n_steps = max(1, rollout // lanes)
     model = MaskablePPO(
         KortmiljoMaskablePolicy, venv, n_steps=n_steps, batch_size=512, n_epochs=4, gamma=0.995, seed=0, device="cpu",
@@ -135,11 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         help="torch threads in the PPO update (the CLI's default uses up to 4 cores); with more than one, "
         "compare the wall-clock column (CPU seconds count every thread)",
     )
-    from train.cli import add_train_precision_option, resolve_train_precision
+    from train.cli import add_option
+    from train.policy import resolve_train_precision
 
-    add_train_precision_option(ap)  # for every row
+    add_option(ap, "train_precision")  # the CLI's option, for every row
     ap.add_argument("--json", default="results/train_throughput.json")
     args = ap.parse_args(argv)
+    game = load_game(args.game)
     net = [int(x) for x in args.net.split(",") if x]
     args.train_precision = resolve_train_precision(args.train_precision)
 
@@ -155,8 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                 measure(
                     kind,
                     lanes,
-                    args.game,
-                    {},
+                    game,
                     args.updates,
                     args.rollout,
                     net,

@@ -42,8 +42,13 @@ How the game maps onto OpenSpiel:
   every earlier one of the same seat and the actions taken there), which is what CFR
   and exploitability need. Tensor pieces: ``player`` (one-hot), ``decisions``
   (one row per earlier decision: observation, unseen, legal mask, one-hot action) and
-  ``current``. A configuration without a bound on its decisions per seat (Spøkelse
-  without ``max_turns``, any match) has the string form only.
+  ``current``. The tensor exists where it stays small: a bound on the decisions per seat
+  (``Facts.max_decisions``; a safety cap such as Spøkelse's ``max_steps`` gives one) and at
+  most ``MAX_INFO_TENSOR`` floats in all. Elsewhere (Spøkelse without ``max_turns``, whose
+  default ``max_steps`` allows thousands of decisions; long matches; a cap set to None) the
+  information state has the string form only.
+* **Lengths.** ``max_game_length`` is the number of seats times ``Facts.max_decisions`` (so it
+  reflects the safety caps), or ``UNBOUNDED_LENGTH`` where a cap is disabled.
 
 Only these two observation types exist (private information of one seat, with public
 information); other ``IIGObservationType`` requests raise ``ValueError``.
@@ -69,6 +74,9 @@ except ImportError:  # pragma: no cover - the module documents the dependency
 
 # A generous max_game_length for configurations with no bound (OpenSpiel needs a number).
 UNBOUNDED_LENGTH = 100_000
+# The largest information-state tensor offered, in floats (4 MB): one row per earlier decision, so
+# a cap that allows thousands of decisions would cost megabytes per observer and per call.
+MAX_INFO_TENSOR = 1_000_000
 MEMO_SIZE = 200_000  # snapshot strings remembered per game (cleared when full)
 
 
@@ -111,6 +119,8 @@ class _Spec:
     kind_index: dict
     per_deal: int  # cards drawn by chance in each deal
     max_decisions: int | None
+    max_chance_nodes: int
+    info_tensor: bool  # whether the information-state tensor is offered (bounded and small)
     multi_deal: bool
     obs_size: int
     width: int
@@ -239,7 +249,7 @@ if pyspiel is not None:
             return KortmiljoObserver(self.spec, iig_obs_type, params)
 
         def max_chance_nodes_in_history(self):
-            return self.spec.per_deal + 1 if self.spec.max_decisions is not None else UNBOUNDED_LENGTH
+            return self.spec.max_chance_nodes
 
     class KortmiljoState(pyspiel.State):
         """One episode: chance nodes for the dealer and the cards, then the engine's decisions."""
@@ -412,12 +422,8 @@ if pyspiel is not None:
             obs, width, A, n = spec.obs_size, spec.width, spec.num_actions, spec.num_players
             if not self.perfect_recall:
                 pieces = [("observation", (obs,)), ("unseen", (width,))]
-            elif spec.max_decisions is not None:
-                pieces = [
-                    ("player", (n,)),
-                    ("decisions", (spec.max_decisions, obs + width + 2 * A)),
-                    ("current", (obs + width + A,)),
-                ]
+            elif spec.info_tensor:
+                pieces = _info_pieces(n, spec.max_decisions, obs, width, A)
             else:
                 pieces = None
             if pieces is None:
@@ -435,8 +441,9 @@ if pyspiel is not None:
         def set_from(self, state, player):
             if self.tensor is None:
                 raise ValueError(
-                    f"{self.spec.name} has no information-state tensor: its decisions per seat are unbounded "
-                    "(use the string form, or a configuration with a bound such as spokelse max_turns)"
+                    f"{self.spec.name} has no information-state tensor: its decisions per seat are unbounded or "
+                    f"too many for {MAX_INFO_TENSOR:,} floats (use the string form, or a configuration with a small "
+                    "bound such as spokelse max_turns)"
                 )
             self.tensor.fill(0.0)
             spec, c = self.spec, state._core
@@ -473,6 +480,15 @@ if pyspiel is not None:
 # ---- registration -----------------------------------------------------------------------------
 
 _REGISTERED: dict[str, _Spec] = {}
+
+
+def _info_pieces(n: int, max_decisions: int, obs: int, width: int, actions: int) -> list[tuple[str, tuple]]:
+    """The information-state tensor's pieces: the seat, one row per earlier decision, the present."""
+    return [
+        ("player", (n,)),
+        ("decisions", (max_decisions, obs + width + 2 * actions)),
+        ("current", (obs + width + actions,)),
+    ]
 
 
 def _digest(game: str, config: dict, dealer: int | None) -> str:
@@ -518,6 +534,18 @@ def register(game: Game | str, *, dealer: int | None = None, name: str | None = 
             copies.append(1)
     layout = g.layout
     facts = g.facts
+    bounded = facts.max_decisions is not None
+    max_length = n * facts.max_decisions if bounded else UNBOUNDED_LENGTH
+    info_size = None
+    if bounded:
+        pieces = _info_pieces(n, facts.max_decisions, layout.size, deck.width, g.num_actions)
+        info_size = sum(int(np.prod(shape)) for _, shape in pieces)
+    if not bounded:
+        chance_nodes = UNBOUNDED_LENGTH
+    elif facts.multi_deal:  # the dealer, then a deal's cards; every later deal follows a decision
+        chance_nodes = 1 + facts.cards_per_deal * (1 + max_length)
+    else:
+        chance_nodes = 1 + facts.cards_per_deal
     spec = _Spec(
         name=name,
         game=g,
@@ -530,6 +558,8 @@ def register(game: Game | str, *, dealer: int | None = None, name: str | None = 
         kind_index={k: i for i, k in enumerate(kinds)},
         per_deal=facts.cards_per_deal,
         max_decisions=facts.max_decisions,
+        max_chance_nodes=chance_nodes,
+        info_tensor=info_size is not None and info_size <= MAX_INFO_TENSOR,
         multi_deal=facts.multi_deal,
         obs_size=layout.size,
         width=deck.width,
@@ -539,7 +569,6 @@ def register(game: Game | str, *, dealer: int | None = None, name: str | None = 
     )
     zero_sum = facts.zero_sum
     low, high = facts.utility_bounds
-    bounded = spec.max_decisions is not None
     game_type = pyspiel.GameType(
         short_name=name,
         long_name=f"kortmiljo {g.name} {json.dumps(canonical, sort_keys=True, default=str)}",
@@ -551,7 +580,7 @@ def register(game: Game | str, *, dealer: int | None = None, name: str | None = 
         max_num_players=n,
         min_num_players=n,
         provides_information_state_string=True,
-        provides_information_state_tensor=bounded,
+        provides_information_state_tensor=spec.info_tensor,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={},
@@ -563,7 +592,7 @@ def register(game: Game | str, *, dealer: int | None = None, name: str | None = 
         min_utility=low,
         max_utility=high,
         utility_sum=0.0 if zero_sum else None,
-        max_game_length=n * spec.max_decisions if bounded else UNBOUNDED_LENGTH,
+        max_game_length=max_length,
     )
     # A class per configuration, as OpenSpiel's own Python games register: pyspiel keeps the
     # creator until after the interpreter has finalized, and a plain closure freed then aborts it.

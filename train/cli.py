@@ -36,8 +36,62 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import MISSING, fields
+from typing import Any
 
-from train.config import TrainConfig, TrainError, build_parser, from_namespace
+from kortmiljo.core.options import parse_options
+from train.config import BOTH, TrainConfig, TrainError, cli_text, default_of, flag_of, text_parser, unpack_optional
+
+BACKEND_HELP = "sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (docs/rllib.md; --backend rllib --help)"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line naming the option, not the usage block
+        raise TrainError(message)
+
+
+def add_option(parser: Any, name: str, cls: type[TrainConfig] = TrainConfig) -> None:
+    """Add the option of field ``name`` to ``parser`` (a benchmark takes ``--train-precision`` this way)."""
+    f = next(f for f in fields(cls) if f.name == name)
+    hint, m = cls.hints()[name], f.metadata
+    default = default_of(f)
+    help_ = m["help"]
+    if not (default is None or default is False or default is MISSING or default == {}):
+        help_ += f" (default: {cli_text(default)})"
+    help_ = help_.replace("%", "%%")
+    if name == "game":
+        from kortmiljo import game_names
+
+        parser.add_argument("game", metavar="GAME", help=f"{help_}: {', '.join(game_names())}")
+    elif hint is bool:
+        parser.add_argument(*(m["flags"] or (flag_of(f),)), dest=name, action="store_true", help=help_)
+    elif name == "game_options":
+        parser.add_argument(*m["flags"], dest=name, action="extend", nargs="+", metavar=m["metavar"], help=help_)
+    else:
+        parser.add_argument(*(m["flags"] or (flag_of(f),)), dest=name, type=text_parser(unpack_optional(hint)[0]),
+                            default=default, choices=m["choices"], metavar=m["metavar"], help=help_)  # fmt: skip
+
+
+def build_parser(cls: type[TrainConfig] = TrainConfig) -> argparse.ArgumentParser:
+    """``kortmiljo train``'s parser for the backend ``cls``, one option per field it reads."""
+    p = _Parser(prog=cls.PROG, description=cls.DESCRIPTION)
+    p.add_argument("--backend", choices=BOTH, default=cls.BACKEND, help=BACKEND_HELP)
+    groups: dict[str | None, Any] = {None: p}
+    for f in cls.cli_fields():
+        group = f.metadata["group"]
+        if group not in groups:
+            groups[group] = p.add_argument_group(group)
+        add_option(groups[group], f.name, cls)
+    return p
+
+
+def from_namespace(cls: type[TrainConfig], ns: argparse.Namespace) -> TrainConfig:
+    values = {f.name: getattr(ns, f.name) for f in cls.cli_fields()}
+    try:
+        values["game_options"] = parse_options(values["game_options"])
+    except ValueError as err:
+        raise TrainError(str(err)) from err
+    return cls(**values)
 
 
 def config_class(backend: str) -> type[TrainConfig]:

@@ -3,8 +3,9 @@
 :class:`TrainConfig` holds every option of ``kortmiljo train`` with its default and its help.
 ``Trainer(TrainConfig(game="spokelse", timesteps=2048)).run()`` (:mod:`train.trainer`) runs from
 it; the command line (:mod:`train.cli`) only parses argv into it, with a parser that
-:func:`build_parser` generates from the fields, so an option exists in one place for the API,
-the command line, the demo and the benchmarks. The RLlib backend's
+:func:`train.cli.build_parser` generates from the fields (their help, group, flags and choices
+are the fields' metadata, :func:`option`), so an option exists in one place for the API, the
+command line, the demo and the benchmarks. The RLlib backend's
 :class:`train.rllib_backend.RLlibConfig` subclasses it: the class is the backend.
 
 :meth:`TrainConfig.validate` refuses a value of the wrong type or out of range with a
@@ -30,7 +31,6 @@ from kortmiljo.core.options import is_int, parse_options, parse_scalar
 
 SB3, RLLIB = ("sb3",), ("rllib",)
 BOTH = SB3 + RLLIB
-BACKEND_HELP = "sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (docs/rllib.md; --backend rllib --help)"
 
 
 class TrainError(Exception):
@@ -223,7 +223,7 @@ class TrainConfig:
                 raise TrainError(f"{flag_of(f)} must be one of {', '.join(choices)}, got {value!r}")
             rule = self.RULES.get(f.name)
             if rule and value is not None and not rule[0](value):
-                raise TrainError(f"{flag_of(f)} must be {rule[1]}, got {_text(value)}")
+                raise TrainError(f"{flag_of(f)} must be {rule[1]}, got {cli_text(value)}")
         self.validate_combination()
 
     def validate_combination(self) -> None:
@@ -279,14 +279,14 @@ class TrainConfig:
             elif isinstance(value, bool):
                 words.append(flag_of(f))
             else:
-                words += [flag_of(f), _text(value)]
+                words += [flag_of(f), cli_text(value)]
         return shlex.join(words)
 
 
 # ---- the fields' types ------------------------------------------------------------------------------
 
 
-def _unpack(hint: Any) -> tuple[Any, bool]:
+def unpack_optional(hint: Any) -> tuple[Any, bool]:
     """(the type, whether None is allowed) of ``X`` or ``X | None``."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         (inner,) = [a for a in typing.get_args(hint) if a is not type(None)]
@@ -295,7 +295,7 @@ def _unpack(hint: Any) -> tuple[Any, bool]:
 
 
 def _type_ok(hint: Any, value: Any) -> bool:
-    base, optional = _unpack(hint)
+    base, optional = unpack_optional(hint)
     if value is None:
         return optional
     if typing.get_origin(base) is tuple:
@@ -311,7 +311,7 @@ def _type_ok(hint: Any, value: Any) -> bool:
 
 
 def _type_words(hint: Any) -> str:
-    base, optional = _unpack(hint)
+    base, optional = unpack_optional(hint)
     if typing.get_origin(base) is tuple:
         words = f"a tuple of {typing.get_args(base)[0].__name__}"
     else:
@@ -321,10 +321,10 @@ def _type_words(hint: Any) -> str:
 
 def _coerce(hint: Any, value: Any) -> Any:
     """A JSON value as the field's type (lists become tuples; old runs saved lists as text)."""
-    base, _ = _unpack(hint)
+    base, _ = unpack_optional(hint)
     if value is None or typing.get_origin(base) is not tuple:
         return float(value) if base is float and is_int(value) else value
-    return _from_text(base)(value) if isinstance(value, str) else tuple(value)
+    return text_parser(base)(value) if isinstance(value, str) else tuple(value)
 
 
 def layer_sizes(text: str) -> tuple[int, ...]:
@@ -338,13 +338,13 @@ def agent_names(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
 
 
-def _from_text(base: Any) -> Callable[[str], Any]:
+def text_parser(base: Any) -> Callable[[str], Any]:
     if typing.get_origin(base) is tuple:
         return layer_sizes if typing.get_args(base)[0] is int else agent_names
     return base
 
 
-def _text(value: Any) -> str:
+def cli_text(value: Any) -> str:
     """A value as the command line writes it."""
     if isinstance(value, tuple):
         return ",".join(map(str, value))
@@ -357,7 +357,7 @@ def _option_text(value: Any) -> str:
         return "(" + ",".join(_option_text(v) for v in value) + ")"
     if value is None or isinstance(value, bool):
         return str(value).lower()
-    text = _text(value)
+    text = cli_text(value)
     return text if parse_scalar(text) == value else repr(text)
 
 
@@ -367,55 +367,3 @@ def default_of(f: dataclasses.Field) -> Any:
 
 def flag_of(f: dataclasses.Field) -> str:
     return (f.metadata["flags"] or ("--" + f.name.replace("_", "-"),))[0]
-
-
-# ---- the command line, generated from the fields --------------------------------------------------------
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line naming the option, not the usage block
-        raise TrainError(message)
-
-
-def add_option(parser: Any, name: str, cls: type[TrainConfig] = TrainConfig) -> None:
-    """Add the option of field ``name`` to ``parser`` (a benchmark takes ``--train-precision`` this way)."""
-    f = next(f for f in fields(cls) if f.name == name)
-    hint, m = cls.hints()[name], f.metadata
-    default = default_of(f)
-    help_ = m["help"]
-    if not (default is None or default is False or default is MISSING or default == {}):
-        help_ += f" (default: {_text(default)})"
-    help_ = help_.replace("%", "%%")
-    if name == "game":
-        from kortmiljo import game_names
-
-        parser.add_argument("game", metavar="GAME", help=f"{help_}: {', '.join(game_names())}")
-    elif hint is bool:
-        parser.add_argument(*(m["flags"] or (flag_of(f),)), dest=name, action="store_true", help=help_)
-    elif name == "game_options":
-        parser.add_argument(*m["flags"], dest=name, action="extend", nargs="+", metavar=m["metavar"], help=help_)
-    else:
-        parser.add_argument(*(m["flags"] or (flag_of(f),)), dest=name, type=_from_text(_unpack(hint)[0]),
-                            default=default, choices=m["choices"], metavar=m["metavar"], help=help_)  # fmt: skip
-
-
-def build_parser(cls: type[TrainConfig] = TrainConfig) -> argparse.ArgumentParser:
-    """``kortmiljo train``'s parser for the backend ``cls``, one option per field it reads."""
-    p = _Parser(prog=cls.PROG, description=cls.DESCRIPTION)
-    p.add_argument("--backend", choices=BOTH, default=cls.BACKEND, help=BACKEND_HELP)
-    groups: dict[str | None, Any] = {None: p}
-    for f in cls.cli_fields():
-        group = f.metadata["group"]
-        if group not in groups:
-            groups[group] = p.add_argument_group(group)
-        add_option(groups[group], f.name, cls)
-    return p
-
-
-def from_namespace(cls: type[TrainConfig], ns: argparse.Namespace) -> TrainConfig:
-    values = {f.name: getattr(ns, f.name) for f in cls.cli_fields()}
-    try:
-        values["game_options"] = parse_options(values["game_options"])
-    except ValueError as err:
-        raise TrainError(str(err)) from err
-    return cls(**values)

@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from agents.tournament import format_table, run_tournament
-    from train.cli import main as train_main
+    from train.config import TrainConfig, TrainError
+    from train.trainer import Trainer
 
     out = Path(args.out)
     run = out / "run"
@@ -51,33 +52,18 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     print(f"Training a Spøkelse agent for up to {args.minutes:g} minutes (behaviour cloning, then PPO) → {run}")
-    train_argv = [
-        "spokelse",
-        "--out", str(run),
-        "--seed", str(args.seed),
-        "--minutes", str(args.minutes),
-        "--bc-teacher", "heuristic",
-        "--bc-games", str(args.bc_games),
-        "--bc-opponents", "random,heuristic",
-        "--bc-epochs", "4",
-        "--opponents", "heuristic",
-        "--self-play-prob", "0.2",
-        "--lr", "3e-5",
-        "--clip", "0.1",
-        "--ent-coef", "0.001",
-        "--target-kl", "0.02",
-        "--eval-every", "50000",
-        "--eval-deals", "150",
-        "--eval-opponents", "random,heuristic",
-        "--cache", str(out / "cache"),
-    ]  # fmt: skip
-    if args.no_progress:
-        train_argv.append("--no-progress")
-    rc = train_main(train_argv)
-    if rc:
-        return rc
+    config = TrainConfig(
+        game="spokelse", out=str(run), seed=args.seed, minutes=args.minutes, bc_teacher="heuristic",
+        bc_games=args.bc_games, bc_opponents=("random", "heuristic"), bc_epochs=4, opponents=("heuristic",),
+        self_play_prob=0.2, lr=3e-5, clip=0.1, ent_coef=0.001, target_kl=0.02, eval_every=50_000, eval_deals=150,
+        eval_opponents=("random", "heuristic"), cache=str(out / "cache"), no_progress=args.no_progress,
+    )  # fmt: skip
+    try:
+        report = Trainer(config).run()
+    except TrainError as err:
+        print(f"python -m train.demo: {err}", file=sys.stderr)
+        return 2
     train_s = time.time() - t0
-    report = json.loads((run / "report.json").read_text())
     model = f"ppo:{run / 'model.zip'}"
     print(f"\nTrained in {train_s:.0f} s ({report['timesteps']} PPO steps at {report['ppo_env_steps_per_s']} steps/s).")
     print(f"Evaluating {model} with duplicate deals ({args.games} games per opponent):\n")

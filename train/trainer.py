@@ -25,20 +25,17 @@ import math
 import os
 import shutil
 import time
-import warnings
-import zipfile
 import zlib
-from pathlib import Path
 from typing import Any
 
 from agents.registry import available_agents, make_agent
 from kortmiljo import __version__, load_game
-from kortmiljo.core.game import Game
 from kortmiljo.env.training import observation_size, privileged_size
-from train.bc import is_value_param, run_bc_phase
+from train.bc import run_bc_phase
 from train.checkpoints import RunDirectory, append_csv, atomic_save, check_writable, read_json, write_json
 from train.config import TrainConfig, TrainError
 from train.evaluation import duplicate_eval
+from train.init_model import check_init_model, copy_weights
 from train.teacher_data import load_cached
 
 NOTE = ("in-loop evaluations are small and the best is selected on them (optimistic); publish figures from "
@@ -59,22 +56,6 @@ def default_update_threads() -> int:
 def snapshot_seed(seed: int, name: str) -> int:
     """The sampling seed of a learner snapshot: the same in every process (unlike ``hash``)."""
     return zlib.crc32(f"{seed}:{name}".encode())
-
-
-def check_init_model(path: str, game: Game) -> Path:
-    """The ``init`` model file, after checking it is a model for this game (before anything loads it)."""
-    from agents.trained import check_compatible, read_model_config, resolve_model_path
-
-    try:
-        p = resolve_model_path(path)
-        cfg = read_model_config(p)
-        if cfg is not None:
-            check_compatible(cfg, game, str(p))
-    except ValueError as err:
-        raise TrainError(f"--init: {err}") from None
-    if not zipfile.is_zipfile(p):
-        raise TrainError(f"--init: {p} is not an SB3 model file (not a zip archive; corrupt or truncated?)")
-    return p
 
 
 class Trainer:
@@ -214,25 +195,9 @@ class Trainer:
         )  # fmt: skip
 
     def load_init(self) -> None:
-        """Copy the ``init`` model's weights; a value network of another shape starts fresh."""
-        from agents.trained import load_ppo_policy
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # check_init_model has said what there was to say
-            try:
-                src = load_ppo_policy(self.init_path, self.game).net.state_dict()
-            except ValueError as err:
-                raise TrainError(f"--init: {err}") from None
-        dst = self.model.policy.state_dict()
-        fits = {k: v for k, v in src.items() if k in dst and dst[k].shape == v.shape}
-        missing = sorted(k for k in dst if k not in fits and not is_value_param(k))
-        if missing:
-            net = ",".join(map(str, self.config.net))
-            raise TrainError(f"--init {self.config.init} does not fit --net {net}: {', '.join(missing)}")
-        fresh = [k for k in dst if k not in fits]
-        self.model.policy.load_state_dict({**dst, **fits})
+        fresh = copy_weights(self.model.policy, self.init_path, self.game, self.config.net)
         if fresh:  # e.g. a plain model as the actor of a privileged critic
-            self.log(f"--init: value network starts fresh ({len(fresh)} tensors of another shape)")
+            self.log(f"--init: value network starts fresh ({fresh} tensors of another shape)")
         self.log(f"initialised from {self.init_path}")
 
     def restore(self, st: dict) -> None:

@@ -31,6 +31,10 @@ Reward semantics (what SB3 sees as the episode return):
   end, which leaves the optimal policy unchanged (Ng, Harada & Russell 1999). ``Φ`` sees
   only the learner's own observation. ``shaping="auto"`` takes the game's own potential
 (its descriptor's ``features.potential``), if it has one.
+* **Truncation** (a game's safety cap, such as Spøkelse's ``max_steps``): ``step`` returns
+  ``terminated=False, truncated=True`` with the cap's name in ``info["truncated_by"]``, so
+  that SB3 (``DummyVecEnv``: ``info["TimeLimit.truncated"]``) bootstraps the value of the last
+  observation. A truncated state is not an end, so shaping keeps its ``Φ`` there.
 
 Observation: ``Box(float32)``, the engine's flat observation vector for the learner's
 seat; with ``include_unseen=True`` (the default) the seat's 0/1 ``unseen`` card mask is
@@ -260,7 +264,7 @@ class SingleSeatEnv(gymnasium.Env):
         return total
 
     def _potential(self, obs: np.ndarray) -> float:
-        if self.shaping is None or self._done():
+        if self.shaping is None or self.engine.terminal or self._abandoned:  # Φ = 0 at an end, not at a cut
             return 0.0
         return self.shaping_scale * float(self.shaping(self.engine, self.seat, obs))
 

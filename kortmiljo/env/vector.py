@@ -29,7 +29,8 @@ hidden-state features an asymmetric critic reads, :func:`batch_privileged`, the 
 the scalar view's ``privileged_features``), float32 rewards, dones and
 one info dict per lane; a finished lane's info carries the game's result fields, the
 episode's ``game_reward``/``game_return``/``decisions``, and ``terminal_observation`` (every info has
-``TimeLimit.truncated``, as under ``DummyVecEnv``), and the lane is dealt a new episode at once. Action masks come
+``TimeLimit.truncated``, as under ``DummyVecEnv``: True where a game's safety cap cut the episode, whose
+info then names the cap in ``truncated_by``), and the lane is dealt a new episode at once. Action masks come
 from one array: ``action_masks()`` on the env, and ``env_method("action_masks")`` (what
 sb3-contrib's ``get_action_masks`` calls) answers from that array without a per-env call.
 ``env_method("opponents_call", …)`` reaches the shared opponent pool once (not once per
@@ -265,7 +266,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         if self.shaping is None:
             return np.zeros(len(lanes))
         phi = self.shaping_scale * self.shaping(self.game, self.seat[lanes], obs)
-        return np.where(self._done()[lanes], 0.0, phi)
+        return np.where(self.engine.terminal[lanes], 0.0, phi)  # Φ = 0 at an end, not at a cut (truncation)
 
     # ---- VecEnv API -------------------------------------------------------------------------------------
     def reset(self):

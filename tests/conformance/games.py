@@ -18,6 +18,7 @@ from kortmiljo.core.game import Game, GameDef
 from kortmiljo.core.registry import games
 
 TESTS = Path(__file__).resolve().parents[1]
+LONG_EPISODE = 100  # decisions per seat above which a configuration counts as long
 
 
 def register_test_games() -> list[str]:
@@ -69,9 +70,10 @@ class Case:
 
     @property
     def long(self) -> bool:
-        """Whether an episode may run long (no bound on decisions, or several deals): check fewer of them."""
-        facts = self.game().facts
-        return facts.max_decisions is None or facts.multi_deal
+        """Whether an episode may run long (no bound on a seat's decisions, or a bound above
+        100): the checks then play fewer episodes."""
+        bound = self.game().facts.max_decisions
+        return bound is None or bound > LONG_EPISODE
 
 
 def conformance_cases(names: list[str] | None = None) -> list[Case]:

@@ -70,5 +70,6 @@ def test_short_local_run_then_the_checkpoint_plays(tmp_path):
                 assert steps < 20_000
                 obs, _, term, trunc, _ = env.last()
                 env.step(None if term or trunc else agent.act(obs))  # the env raises on an illegal action
-    with pytest.raises(ValueError, match="configuration"):
+    with pytest.raises(ValueError, match="option num_players: model 2, requested 3"):  # the fingerprint
         make_agent(f"rllib:{out}", GAME, {"num_players": 3})
+    assert json.loads((out / "config.json").read_text())["fingerprint"]["game"] == GAME

@@ -6,8 +6,8 @@ import numpy as np
 import torch
 
 from agents.trained import PPOPolicy, actor_logits
+from kortmiljo import load_game
 from kortmiljo.env.training import SingleSeatEnv, privileged_features
-from kortmiljo.games.spokelse import SpokelseEngine
 
 
 def _model():
@@ -51,11 +51,9 @@ def test_actor_ignores_privileged_inputs_critic_does_not():
 def test_trained_policy_plays_without_privileged_inputs(tmp_path):
     env, model = _model()
     model.learn(64)
-    engine = SpokelseEngine()
-    player = PPOPolicy(engine, model.policy, privileged_size=env.privileged_size)
+    player = PPOPolicy(load_game("spokelse"), model.policy, privileged_size=env.privileged_size)
     obs, info = env.reset(seed=5)
-    e = env.engine
-    o = {"observation": e.observe(info["seat"]), "action_mask": e.legal_mask(), "unseen": e.unseen(info["seat"])}
+    o = env.engine.observation(info["seat"])
     x = torch.as_tensor(obs[None, :])
     with torch.no_grad():
         full = actor_logits(model.policy, x)[0].numpy()

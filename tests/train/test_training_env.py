@@ -10,12 +10,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agents.base import Policy, RandomPolicy
+from kortmiljo import game_names, load_game
 from kortmiljo.core.cards import FRENCH, FRENCH_CODES
-from kortmiljo.core.engine import Engine, Option, int_in
+from kortmiljo.core.engine import Engine
+from kortmiljo.core.game import Facts, Game, GameDef
 from kortmiljo.core.layout import Layout
-from kortmiljo.env.training import SingleSeatEnv, spokelse_potential
-from kortmiljo.games.spokelse import SpokelseEngine
-from kortmiljo import game_names
+from kortmiljo.core.options import Option, int_in
+from kortmiljo.env.training import SingleSeatEnv
 
 DRAW, TAKE, DISCARD = 0, 1, 6
 
@@ -25,8 +26,8 @@ class Scripted(Policy):
 
     name = "scripted"
 
-    def __init__(self, engine: Engine, prefer: list[int]):
-        super().__init__(engine, 0)
+    def __init__(self, game: Game, prefer: list[int]):
+        super().__init__(game, 0)
         self.prefer = prefer
 
     def act(self, obs, engine=None) -> int:
@@ -44,7 +45,7 @@ def test_env_checker(game):
 
 @pytest.mark.parametrize("game", game_names())
 def test_random_episodes_masks_and_returns(game):
-    env = SingleSeatEnv(game, opponents=[RandomPolicy(SingleSeatEnv(game).engine, seed=1)], seed=3)
+    env = SingleSeatEnv(game, opponents=[RandomPolicy(load_game(game), seed=1)], seed=3)
     rng = np.random.default_rng(0)
     for _ in range(5):
         obs, info = env.reset()
@@ -77,14 +78,14 @@ def _stacked_deck() -> list[str]:
 def test_hand_traced_game_terminal_reward_on_opponents_move():
     """Both seats always draw and discard: 41 turns, seat 0 (forhånd) draws the last card, so the
     round ends on the opponent's move and the learner (seat 1, the low hand) gets +1 there."""
-    eng = SpokelseEngine()
-    env = SingleSeatEnv(eng, opponents=[Scripted(eng, [DRAW, DISCARD])], seat=1, include_unseen=False)
+    game = load_game("spokelse")
+    env = SingleSeatEnv(game, opponents=[Scripted(game, [DRAW, DISCARD])], seat=1, include_unseen=False)
     obs, info = env.reset(seed=0, options={"deck": _stacked_deck(), "dealer": 1})
     assert info["seat"] == 1
     # seat 0 moved first (draw, discard) inside reset: two cards are on the pile now
     assert [env.engine.action_names[a] for _, a in env.engine.history] == ["draw", "discard"]
     assert env.engine.current_player == 1
-    np.testing.assert_array_equal(obs, eng.observe(1))
+    np.testing.assert_array_equal(obs, env.engine.observe(1))
     rewards, masks = [], []
     done, steps = False, 0
     while not done:
@@ -106,8 +107,8 @@ def test_hand_traced_game_terminal_reward_on_opponents_move():
 
 
 def test_learner_ending_the_round_itself():
-    eng = SpokelseEngine()
-    env = SingleSeatEnv(eng, opponents=[Scripted(eng, [DRAW, DISCARD])], seat=0, include_unseen=False)
+    game = load_game("spokelse")
+    env = SingleSeatEnv(game, opponents=[Scripted(game, [DRAW, DISCARD])], seat=0, include_unseen=False)
     env.reset(seed=0, options={"deck": _stacked_deck(), "dealer": 1})
     total, steps, done = 0.0, 0, False
     while not done:
@@ -141,7 +142,7 @@ def test_seat_drawn_per_episode_and_reproducible():
 # ---- a toy game in which the opponent can end the episode before the learner decides ----------
 
 
-class ToyEngine(Engine):
+class ToyGame(Game):
     """Two seats; the seat left of the dealer moves first.
 
     First mover: ``end`` finishes at once (it +1, the other −1), or ``pass`` pays the other
@@ -149,17 +150,18 @@ class ToyEngine(Engine):
     (it +0.25, the first −0.25).
     """
 
-    NAME = "toy"
-    ENV_NAME = "toy_v0"
-    OPTIONS = {"num_players": Option(2, int_in(2, 2), "2")}
-
-    def __init__(self, **options):
-        super().__init__(**options)
+    def setup(self):
         self.deck = FRENCH
         self.action_names = ("end", "pass")
-        self._build_action_index()
         self.layout = Layout()
         self.layout.add("to_move", 2, "relative seat on move")
+
+    def compute_facts(self):
+        return Facts(utility_bounds=(-1.0, 1.0), zero_sum=True, max_decisions=1, multi_deal=False, cards_per_deal=0)
+
+
+class ToyEngine(Engine):
+    """The state of a :class:`ToyGame`."""
 
     def _start(self, deck, dealer):
         self.first = (dealer + 1) % 2
@@ -208,9 +210,14 @@ class ToyEngine(Engine):
         return self.clone()
 
 
+# a descriptor of its own, not registered: the game names of other tests stay the package's
+TOY = GameDef(name="toy", display_name="Toy", version=0, options={"num_players": Option(2, int_in(2, 2), "2")},
+              game=ToyGame, engine=ToyEngine, players=(2, 2))  # fmt: skip
+
+
 def test_episode_ending_before_the_learner_acts_is_redealt():
-    eng = ToyEngine()
-    env = SingleSeatEnv(eng, opponents=[Scripted(eng, [0])], seat=1, include_unseen=False, seed=0)
+    toy = TOY.configure()
+    env = SingleSeatEnv(toy, opponents=[Scripted(toy, [0])], seat=1, include_unseen=False, seed=0)
     skipped_total = 0
     for _ in range(30):
         obs, info = env.reset()
@@ -223,8 +230,8 @@ def test_episode_ending_before_the_learner_acts_is_redealt():
 
 
 def test_reward_before_the_first_decision_goes_to_the_first_step():
-    eng = ToyEngine()
-    env = SingleSeatEnv(eng, opponents=[Scripted(eng, [1, 0])], seat=1, include_unseen=False, seed=1)
+    toy = TOY.configure()
+    env = SingleSeatEnv(toy, opponents=[Scripted(toy, [1, 0])], seat=1, include_unseen=False, seed=1)
     seen_second = False
     for _ in range(30):
         obs, info = env.reset()
@@ -243,12 +250,12 @@ def test_reward_before_the_first_decision_goes_to_the_first_step():
 
 def test_potential_shaping_telescopes():
     """With γ = 1 the shaped return is the game return minus Φ at the first decision."""
-    eng = SpokelseEngine()
-    env = SingleSeatEnv(eng, opponents=[RandomPolicy(eng, seed=2)], shaping="auto", gamma=1.0, seed=4)
+    game = load_game("spokelse")
+    env = SingleSeatEnv(game, opponents=[RandomPolicy(game, seed=2)], shaping="auto", gamma=1.0, seed=4)
     rng = np.random.default_rng(1)
     for _ in range(3):
         obs, info = env.reset()
-        phi0 = spokelse_potential(env.engine, info["seat"], obs)
+        phi0 = game.features.potential(env.engine, info["seat"], obs)
         shaped, done = 0.0, False
         while not done:
             obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))

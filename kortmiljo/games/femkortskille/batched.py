@@ -1088,6 +1088,14 @@ class BatchedFemkortskille(BatchedEngine):
         agent names, None on truncation). After an auto-reset ``final_info()`` holds the ended ones."""
         return self._info_of(self._all)
 
+    def lane_infos(self, lanes, seats) -> list[dict]:
+        """The scalar engine's ``info(seat)`` per finished lane, ``truncated_by`` included where it was cut."""
+        rows = super().lane_infos(lanes, seats)
+        for lane, row in zip(lanes, rows, strict=True):
+            if self.truncated[lane]:
+                row["truncated_by"] = "max_deals"
+        return rows
+
     def final_info(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """``(lanes, fields [k, n])``: ``info()`` of the lanes auto-reset by the last ``step``, as
         their episodes ended."""

@@ -564,7 +564,7 @@ class FemkortskilleEngine(Engine):
         return loc
 
     def info(self, seat: int) -> dict:
-        return {
+        out = {
             "chips": float(self.net[seat]),
             "pot": float(self.pot),
             "knocked": bool(self.knocked[seat]),
@@ -572,6 +572,9 @@ class FemkortskilleEngine(Engine):
             "winner": f"player_{self.winner}" if self.winner >= 0 else None,
             "deals": self.deals,
         }
+        if self.truncated:
+            out["truncated_by"] = "max_deals"
+        return out
 
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)

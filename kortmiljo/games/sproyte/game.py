@@ -87,9 +87,10 @@ def _max_deals_ok(v) -> bool:
     return v is None or (isinstance(v, str) and v == "auto") or int_in(1)(v)
 
 
-# ``max_deals="auto"``: this many deals per point of ``match_to``, 20× the longest matches of random
-# and heuristic play measured by benchmarks/game_lengths.py (p99.9), far beyond any match that ends.
-DEALS_PER_POINT = 40
+# ``max_deals="auto"`` allows ``DEALS_PER_POINT × (match_to + 1)`` deals: benchmarks/game_lengths.py
+# measures random and heuristic matches at p99.9 below 2 × (match_to + 1) deals (the + 1 covers the
+# short matches, whose few deals vary most), and 20× that, rounded up, is 50 per point.
+DEALS_PER_POINT = 50
 
 
 OPTIONS = {
@@ -104,8 +105,8 @@ OPTIONS = {
     "max_deals": Option(
         "auto",
         _max_deals_ok,
-        f'"auto" (default: {DEALS_PER_POINT} × match_to), None (no cap) or a positive int: the deals of a match '
-        "after which it is truncated (only with match_to)",
+        f'"auto" (default: {DEALS_PER_POINT} × (match_to + 1)), None (no cap) or a positive int: the deals of a '
+        "match after which it is truncated (only with match_to)",
     ),
     "num_players": Option(3, one_of(3), "3 (Sprøyte is a game for three)"),
 }
@@ -138,7 +139,7 @@ class SproyteGame(Game):
         if self.match_to is None:
             self.max_deals = None  # one deal: nothing to cap
         else:
-            self.max_deals = DEALS_PER_POINT * self.match_to if md == "auto" else md
+            self.max_deals = DEALS_PER_POINT * (self.match_to + 1) if md == "auto" else md
         self.raw_reward = cfg["reward"] == "raw"
         self.action_names = ACTION_NAMES
         self._deck_mask = np.zeros(52, dtype=np.int8)
