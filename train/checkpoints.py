@@ -11,6 +11,7 @@ and :func:`check_writable` that a run directory can be written before a run star
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import os
@@ -108,7 +109,7 @@ class RunDirectory:
         data = read_json(path)
         try:
             return cls.from_dict(data)
-        except (TypeError, ValueError, AttributeError) as err:
+        except (TypeError, ValueError, AttributeError, argparse.ArgumentTypeError) as err:
             raise TrainError(f"{path} is corrupt ({err}); the run cannot be resumed") from None
 
     def read_state(self) -> dict | None:

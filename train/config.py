@@ -39,7 +39,7 @@ class TrainError(Exception):
 
 def option(default: Any, help: str, *, group: str | None = "run", flags: tuple[str, ...] | None = None,
            metavar: str | None = None, choices: tuple | None = None, backends: tuple[str, ...] = SB3) -> Any:
-    """A config field with what its command-line option needs; ``backends``: who reads it."""  # fmt: skip
+    """A config field with what its command-line option needs; ``backends``: who reads it."""
     meta = {"help": help, "group": group, "flags": flags, "metavar": metavar, "choices": choices, "backends": backends}
     if isinstance(default, dict):
         return dataclasses.field(default_factory=dict, metadata=meta)
@@ -328,6 +328,7 @@ def _coerce(hint: Any, value: Any) -> Any:
 
 
 def layer_sizes(text: str) -> tuple[int, ...]:
+    """``256,256`` → (256, 256); argparse prints the error of anything else as the option's."""
     try:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:

@@ -209,7 +209,8 @@ def build_config(config: RLlibConfig, game: Game):
     s = rllib_settings(config, game)
     register_env(s["environment"]["env"], make_env)
     ma = s["multi_agent"]
-    specs = {mid: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=s["model"]) for mid in ma["policies"]}
+    module = MaskedPPOTorchRLModule
+    specs = {m: RLModuleSpec(module_class=module, model_config=dict(s["model"])) for m in ma["policies"]}
     mapping = functools.partial(self_play_mapping, num_players=ma["num_players"], pool_size=ma["pool_size"])
     return (
         PPOConfig()

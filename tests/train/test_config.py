@@ -41,7 +41,7 @@ def test_the_api_runs_a_config_and_reports(tmp_path):
                          eval_deals=2, no_progress=True, quiet=True)  # fmt: skip
     report = Trainer(config).run()
     assert report["timesteps"] >= 256 and (tmp_path / "api" / "model.zip").exists()
-    assert report["args"] == {"backend": "sb3", **dataclasses.asdict(config)} | {"net": (32,)}
+    assert report["args"] == config.to_dict()
     # the report's command is a command line that gives this very config back
     words = shlex.split(report["command"])
     assert words[:3] == ["kortmiljo", "train", "spokelse"] and parse_args(words[2:]) == config

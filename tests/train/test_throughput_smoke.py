@@ -21,3 +21,13 @@ def test_rows_ratios_and_json(tmp_path, capsys):
         assert r["env_steps_per_s"] > 0 and r["wall_env_steps_per_s"] > 0
         assert r["collect_steps_per_s"] >= r["env_steps_per_s"]  # collection is part of the whole
     assert "update on 2 thread(s) in bf16" in capsys.readouterr().out
+
+
+def test_training_target_recipes_are_valid_configs(tmp_path):
+    """benchmarks/train_targets.py runs each recipe as a TrainConfig: every one parses and validates."""
+    import train_targets
+
+    for game in train_targets.RECIPES:
+        config = train_targets.recipe_config(game, str(tmp_path / game))
+        config.validate()
+        assert config.game == game and config.minutes and not config.resume
