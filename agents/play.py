@@ -97,6 +97,11 @@ def play(
         raise ValueError(f"--seed must be a non-negative int, got {seed!r}")
     if not opponents:
         raise ValueError("give at least one opponent")
+    if len(opponents) > n - 1:  # the extra ones would never play
+        raise ValueError(
+            f"--opponents names {len(opponents)} agents, but {g.name} with {n} players has only {n - 1} other "
+            f"seat{'s' if n > 2 else ''}; give at most {n - 1} (they are cycled over the other seats)"
+        )
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
     others = [s for s in range(n) if s != seat]
     policies = {}

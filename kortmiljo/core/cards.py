@@ -123,8 +123,8 @@ class Deck:
             isinstance(codes, Sequence) or (isinstance(codes, np.ndarray) and codes.ndim == 1)
         ):
             raise ValueError(
-                f"deck must be a list or tuple of card codes, top card first (e.g. ['8S', 'JH', ...]); "
-                f"got {_describe(codes)}"
+                f"deck must be an ordered list of card codes (a list or a tuple), top card first, "
+                f"e.g. ['8S', 'JH', ...]; got {_describe(codes)}"
             )
         out: list[int] = []
         copies: Counter[int] = Counter()

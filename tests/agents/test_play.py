@@ -71,3 +71,27 @@ def test_play_cli_through_a_pipe():
     assert proc.returncode == 0, proc.stderr
     assert "'tkae' is not an action" in proc.stdout
     assert "you (player_0): take" in proc.stdout and "result:" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--seat", "x"], "argument --seat: expected an int >= 0, got 'x'"),
+        (["--seat", "-1"], "argument --seat"),
+        (["--seed", "-1"], "argument --seed: expected an int >= 0, got '-1'"),
+        (["--seed", "1.5"], "argument --seed"),
+    ],
+)
+def test_bad_numbers_name_their_option_in_one_line(monkeypatch, capsys, flags, words):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(SystemExit) as exit_:
+        P.main(["spokelse", *flags])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kortmiljo play: ") and words in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("kwargs, words", [({"seat": "0"}, "--seat must be 0..1"), ({"seed": -1}, "--seed must be")])
+def test_play_checks_seat_and_seed(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        P.play("spokelse", ["random"], **kwargs, stdin=io.StringIO(""), stdout=io.StringIO())

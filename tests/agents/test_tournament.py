@@ -24,8 +24,8 @@ def test_mean_ci_is_student_t():
     assert lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
     assert T.mean_ci([0.5]) == (0.5, 0.5, 0.5)
     assert T.mean_ci([1.0, 1.0, 1.0]) == (1.0, 1.0, 1.0)
-    # beyond the table the expansion approaches the normal quantile
-    assert T.t95(30) == 2.042 and T.t95(40) == pytest.approx(2.021, abs=1e-3)
+    # the exact Student-t quantile (scipy), approaching the normal one
+    assert T.t95(30) == pytest.approx(2.0423, abs=1e-4) and T.t95(40) == pytest.approx(2.021, abs=1e-3)
     assert T.t95(120) == pytest.approx(1.980, abs=1e-3) and T.t95(10**6) == pytest.approx(1.96, abs=1e-3)
 
 
@@ -172,3 +172,89 @@ def test_a_game_that_never_ends_is_abandoned_with_a_clear_error():
     spec = env.unwrapped.engine
     with pytest.raises(RuntimeError, match="abandoned after"):
         play_game(env, [TakeAndSwap(spec), TakeAndSwap(spec)], seed=0, max_steps=500)
+
+
+# ---- hardening (issue 15) ------------------------------------------------------------------------
+GOOD = ["spokelse", "--agents", "random", "--games", "2", "--no-progress"]
+
+
+def not_run(*args, **kwargs):
+    raise AssertionError("the tournament must not start")
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--out", "{tmp}"], "--out '{tmp}' is a directory"),
+        (["--out", "{tmp}/a_file/r.json"], "is a file, not a folder"),
+        (["--plot", "{tmp}/a_file/c.png"], "--plot '{tmp}/a_file/c.png' cannot be written"),
+        (["--plot", "{tmp}"], "--plot '{tmp}' is a directory"),
+        (["--out", "{tmp}/x", "--plot", "{tmp}/x"], "--out and --plot name the same file"),
+    ],
+)
+def test_output_paths_are_checked_before_the_tournament(tmp_path, monkeypatch, capsys, flags, words):
+    # before, the tournament ran to the end and then died on the path, its results lost
+    (tmp_path / "a_file").write_text("")
+    monkeypatch.setattr(T, "run_tournament", not_run)
+    flags = [f.format(tmp=tmp_path) for f in flags]
+    assert T.main([*GOOD, *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kortmiljo eval: ") and words.format(tmp=tmp_path) in err and err.count("\n") == 1
+
+
+def test_a_write_that_fails_at_the_end_keeps_the_results(tmp_path, monkeypatch, capsys):
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device", path)
+
+    monkeypatch.setattr(T, "atomic_write", full_disk)
+    monkeypatch.setattr(T.tempfile, "tempdir", str(tmp_path))
+    assert T.main([*GOOD, "--out", str(tmp_path / "r.json")]) == 1
+    err = capsys.readouterr().err
+    assert "could not write --out" in err and "No space left on device" in err and err.count("\n") == 1
+    saved = err.rsplit("the results are saved in ", 1)[1].strip()
+    assert os.path.dirname(saved) == str(tmp_path) and json.loads(open(saved).read())["games"] == 2
+
+
+def test_a_chart_that_fails_after_the_json_points_at_the_json(tmp_path, monkeypatch, capsys):
+    def broken(results, path):
+        raise RuntimeError("no backend")
+
+    monkeypatch.setattr(T, "plot", broken)
+    out = tmp_path / "r.json"
+    assert T.main([*GOOD, "--out", str(out), "--plot", str(tmp_path / "c.png")]) == 1
+    err = capsys.readouterr().err
+    assert f"could not write --plot: no backend; the results are saved in {out}" in err
+    assert json.loads(out.read_text())["games"] == 2
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--games", str(T.MAX_GAMES + 1)], "argument --games: expected an int from 1 to 10,000,000"),
+        (["--games", "0"], "argument --games"),
+        (["--seed", "-1"], "argument --seed: expected an int >= 0, got '-1'"),
+        (["--seed", "x"], "argument --seed"),
+    ],
+)
+def test_games_and_seed_are_bounded_and_named(monkeypatch, capsys, flags, words):
+    monkeypatch.setattr(T, "run_tournament", not_run)
+    with pytest.raises(SystemExit) as exit_:
+        T.main([*GOOD, *flags])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kortmiljo eval: ") and words in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"games": T.MAX_GAMES + 1}, "games must be an int from 1 to 10,000,000"),
+        ({"games": 2.0}, "games must be an int"),
+        ({"games": True}, "games must be an int"),
+        ({"seed": -1}, "seed must be a non-negative int"),
+        ({"seed": 1.5}, "seed must be a non-negative int"),
+    ],
+)
+def test_run_tournament_checks_games_and_seed(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        T.run_tournament("spokelse", ["random"], **{"games": 2, **kwargs}, progress=False)

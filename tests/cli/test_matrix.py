@@ -102,6 +102,7 @@ CASES = {
     "play seed negative": ([*PLAY, "--seed", "-1"], "argument --seed: expected an int >= 0, got '-1'"),
     "play unknown game": (["play", "nogame"], "unknown game 'nogame'"),
     "play unknown opponent": ([*PLAY[:3], "nobody"], "unknown agent 'nobody'"),
+    "play too many opponents": ([*PLAY, "heuristic"], "--opponents names 2 agents, but spokelse with 2 players"),
     "play unknown option": ([*PLAY, "--config", "bogus=1"], "unknown option(s) bogus"),
     "play option wrong type": ([*PLAY, "--config", "num_players=two"], "num_players='two' is not allowed"),
     "play model garbage": ([*PLAY[:3], "ppo:garbage_run"], "is not an SB3 model file"),

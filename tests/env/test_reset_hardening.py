@@ -19,7 +19,7 @@ BAD_RESETS = [
     ({"seed": 9, "options": {"dealer": -1}}, "dealer must be a seat"),
     ({"seed": 9, "options": {"dealer": 1.0}}, "dealer must be a seat"),
     ({"seed": 9, "options": {"deck": ["AS", "AS"]}}, "card|deck"),
-    ({"seed": 9, "options": {"deck": "AS KS"}}, "list or tuple of card codes"),
+    ({"seed": 9, "options": {"deck": "AS KS"}}, "list of card codes"),
     ({"seed": 9, "options": "x"}, "options must be None or a dict"),
     ({"seed": 9, "options": [("dealer", 0)]}, "options must be None or a dict"),
     ({"seed": 1.5}, "seed must be None or a non-negative int"),
@@ -46,7 +46,7 @@ def snapshot(env) -> tuple:
 
 def play_randomly(env, rng: np.random.Generator, episodes: int = 1) -> None:
     for _ in range(episodes):
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         env.reset()
