@@ -72,6 +72,15 @@ def read_model_config(model_path: str | Path) -> dict | None:
         raise ValueError(f"{p} is not a readable kortmiljo model configuration: {err}") from err
     if not isinstance(cfg, dict) or "game" not in cfg:
         raise ValueError(f"{p} is not a kortmiljo model configuration (no 'game' field)")
+    kinds = {"env_config": dict, "fingerprint": dict, "action_names": list, "obs_size": int, "action_count": int}
+    kinds.update({"privileged_size": int, "include_unseen": bool})
+    fp_kinds = {"config": dict, "action_names": list, "layout": list, "version": int}
+    wrong = [k for k, t in kinds.items() if k in cfg and not isinstance(cfg[k], t)]
+    if isinstance(cfg.get("fingerprint"), dict):
+        fp = cfg["fingerprint"]
+        wrong += [f"fingerprint.{k}" for k, t in fp_kinds.items() if k in fp and not isinstance(fp[k], t)]
+    if wrong:
+        raise ValueError(f"{p} is not a valid kortmiljo model configuration (wrong type: {', '.join(wrong)})")
     return cfg
 
 
@@ -229,6 +238,10 @@ class PPOPolicy(Policy):
 def _load_sb3(path: Path):
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not an SB3 model file (not a zip archive; corrupt or truncated?)")
+    key = str(path.resolve())
+    if key not in _warned:  # said once per file, just before its pickled code would run
+        _warned.add(key)
+        print(TRUST_NOTE.format(path=path), file=sys.stderr)
     from sb3_contrib import MaskablePPO
 
     zero = lambda _: 0.0  # noqa: E731  (replaces pickled schedules, which may not unpickle elsewhere)
@@ -243,10 +256,6 @@ def _load_sb3(path: Path):
 def load_ppo_policy(path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True) -> PPOPolicy:
     """Load a trained MaskablePPO model as a :class:`PPOPolicy` for a configured game."""
     p = resolve_model_path(path)
-    key = str(p.resolve())
-    if key not in _warned:
-        _warned.add(key)
-        print(TRUST_NOTE.format(path=p), file=sys.stderr)
     cfg = read_model_config(p)
     if cfg is not None:
         check_compatible(cfg, game, str(p))

@@ -204,7 +204,7 @@ class Engine(ABC):
 
     @abstractmethod
     def info(self, seat: int) -> dict:
-        """End-of-episode result fields for ``seat`` (RULES.md names them per game)."""
+        """End-of-episode result fields for ``seat`` (each game's docs page names them)."""
 
     @abstractmethod
     def render(self, viewer: int | None = None) -> str:

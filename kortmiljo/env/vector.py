@@ -52,8 +52,11 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
+from ..core.engine import check_dealer
 from ..core.game import Game
+from ..core.options import is_int
 from ..core.policy import RandomPolicy
+from .aec import check_reset_options, check_seed
 from .training import _ListSampler, resolve_game
 
 
@@ -269,8 +272,27 @@ class BatchedSingleSeatVecEnv(VecEnv):
         return np.where(self.engine.terminal[lanes], 0.0, phi)  # Φ = 0 at an end, not at a cut (truncation)
 
     # ---- VecEnv API -------------------------------------------------------------------------------------
+    def _check_reset(self, seeds: list, options: list) -> list[dict]:
+        """Every lane's seed and options checked (as the scalar view checks them) before any change."""
+        checked = []
+        for lane, (seed, opts) in enumerate(zip(seeds, options, strict=True)):
+            try:
+                check_seed(seed)
+                o = check_reset_options(opts)
+                if "deck" in o:
+                    self.game.deck.parse_deck(o["deck"])
+                if "dealer" in o:
+                    check_dealer(o["dealer"], self.num_players)
+                if "seat" in o and (not is_int(o["seat"]) or not 0 <= o["seat"] < self.num_players):
+                    raise ValueError(f"options['seat'] must be a seat 0..{self.num_players - 1}, got {o['seat']!r}")
+            except ValueError as err:
+                raise ValueError(f"lane {lane}: {err}") from None
+            checked.append(o)
+        return checked
+
     def reset(self):
-        seeds, options = self._seeds, self._options
+        seeds = self._seeds
+        options = self._check_reset(seeds, self._options)  # a refused reset changes nothing
         for lane, seed in enumerate(seeds):
             if seed is None:
                 continue
@@ -282,7 +304,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self.engine.seed(rngs=self.rngs)
         if any(s is not None for s in seeds):
             self.engine.new_session([i for i, s in enumerate(seeds) if s is not None])
-        obs = self._new_episodes(self._all, [dict(o or {}) for o in options])
+        obs = self._new_episodes(self._all, options)
         self._reset_seeds()
         self._reset_options()
         return obs

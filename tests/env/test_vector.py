@@ -269,3 +269,19 @@ def test_other_games_lanes_replay_scalar_views(game, config, kw):
     assert native.observation_space == scalar.observation_space
     episodes = _replay(scalar, native, 250)
     assert episodes >= 4
+
+
+def test_a_refused_reset_changes_no_lane():
+    env = BatchedSingleSeatVecEnv("spokelse", {}, 3, seed=5)
+    env.reset()
+    states = [r.bit_generator.state for r in env.rngs]
+    obs = env._learner_obs(env._all).copy()
+    for bad in ({"dealer": 7}, {"deck": ["AS"]}, {"seat": 2}, "x"):
+        env.set_options([{}, bad, {}])
+        env.seed(11)
+        with pytest.raises(ValueError, match="lane 1"):
+            env.reset()
+        assert [r.bit_generator.state for r in env.rngs] == states
+        np.testing.assert_array_equal(env._learner_obs(env._all), obs)
+        env._reset_seeds()
+        env._reset_options()

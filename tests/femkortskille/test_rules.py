@@ -1,4 +1,4 @@
-"""Worked examples on stacked decks: one test per rule and per decision of RULES.md."""
+"""Worked examples on stacked decks: one test per rule and per decision of docs/femkortskille.md."""
 
 from __future__ import annotations
 
