@@ -52,10 +52,13 @@ class Fuzzer:
 
     ``definition`` is the game's :class:`~kortmiljo.core.game.GameDef`; ``check_every``: check the
     views after every k-th accepted operation (1 in the tests; the soak run may check less often).
-    Refused inputs are always checked in full.
+    Refused inputs are always checked in full. ``weights`` overrides entries of :data:`OPERATIONS`
+    (the soak run makes good resets rare, so that long episodes reach their ends).
     """
 
-    def __init__(self, definition, config: dict, seed: int, check_every: int = 1):
+    def __init__(
+        self, definition, config: dict, seed: int, check_every: int = 1, weights: dict[str, float] | None = None
+    ):
         module = import_module(f"kortmiljo.{definition.env_name}")
         self.env = module.env(render_mode="ansi", **config)
         self.raw = self.env.unwrapped
@@ -65,8 +68,11 @@ class Fuzzer:
         self.counts: Counter[str] = Counter()
         self.steps = 0  # accepted actions (the soak run's budget)
         self.episodes = 0  # finished episodes checked against the facts
-        self._ops, weights = zip(*OPERATIONS.items(), strict=True)
-        self._p = np.array(weights, dtype=np.float64) / sum(weights)
+        unknown = set(weights or {}) - set(OPERATIONS)
+        if unknown:
+            raise ValueError(f"unknown fuzz operations {sorted(unknown)}; operations: {', '.join(OPERATIONS)}")
+        self._ops, w = zip(*{**OPERATIONS, **(weights or {})}.items(), strict=True)
+        self._cum = np.cumsum(w) / sum(w)
         self._reset(seed=seed)
 
     # ---- driving ---------------------------------------------------------------------------
@@ -78,7 +84,7 @@ class Fuzzer:
         return self.counts
 
     def operate(self) -> str:
-        op = self._ops[int(self.rng.choice(len(self._ops), p=self._p))]
+        op = self._ops[min(int(np.searchsorted(self._cum, self.rng.random(), side="right")), len(self._ops) - 1)]
         if not self.raw.agents:  # every agent has had its last turn: only a reset goes on
             op = "good_reset" if op in ("act", "dead_action") else op
         getattr(self, f"_{op}")()
@@ -165,8 +171,10 @@ class Fuzzer:
         return self.raw.terminations[agent] or self.raw.truncations[agent]
 
 
-def fuzz(definition, config: dict, seed: int, steps: int, check_every: int = 1) -> Fuzzer:
+def fuzz(
+    definition, config: dict, seed: int, steps: int, check_every: int = 1, weights: dict[str, float] | None = None
+) -> Fuzzer:
     """Run a :class:`Fuzzer` for ``steps`` accepted actions and return it (its counts and books)."""
-    f = Fuzzer(definition, config, seed, check_every)
+    f = Fuzzer(definition, config, seed, check_every, weights)
     f.run(steps)
     return f

@@ -3,7 +3,7 @@
 * :func:`snapshot` / :func:`assert_unchanged`: everything a rejected input (or a pure read such
   as ``observe``) must leave as it was — every seat's observation, mask and ``unseen``, the
   card locations, the history, the seat on move, the engine's and the env's random streams,
-  the env's reward and termination books, and the engine's whole pickled state.
+  the env's reward and termination books, and every attribute of the engine's own (pickled).
 * :func:`check_views`: what every seat's observation must look like at any moment.
 * :func:`bad_actions`, :func:`bad_resets`: inputs every game must refuse with a ``ValueError``.
 * :class:`Episode`: the books of one episode, checked at its end against the game's ``facts``.
@@ -28,7 +28,7 @@ TOL = 1e-9
 
 # ---- snapshots --------------------------------------------------------------------------------
 def _rng_state(rng: Any) -> Any:
-    return None if rng is None else copy.deepcopy(rng.bit_generator.state)
+    return None if rng is None else rng.bit_generator.state  # a fresh dict on every call
 
 
 def snapshot(env) -> dict[str, Any]:
@@ -38,37 +38,48 @@ def snapshot(env) -> dict[str, Any]:
     n = e.num_players
     views = [e.observation(s) for s in range(n)]
     return {
-        "observation": [v["observation"] for v in views],
-        "action_mask": [v["action_mask"] for v in views],
-        "unseen": [v["unseen"] for v in views],
-        "legal_actions": list(e.legal_actions()),
+        "observation": np.stack([v["observation"] for v in views]),
+        "action_mask": np.stack([v["action_mask"] for v in views]),
+        "unseen": np.stack([v["unseen"] for v in views]),
+        "legal_actions": tuple(e.legal_actions()),
         "locations": e.locations().copy(),
-        "history": list(e.history),
+        "history": tuple(e.history),
         "current_player": e.current_player,
         "terminal": (e.terminal, e.truncated),
-        "engine_rewards": list(e.rewards),
+        "engine_rewards": tuple(e.rewards),
         "engine_rng": _rng_state(getattr(e, "rng", None)),
         "env_rng": _rng_state(raw._rng),
-        "agents": list(raw.agents),
+        "agents": tuple(raw.agents),
         "agent_selection": raw.agent_selection,
-        "books": copy.deepcopy(
-            (raw.rewards, raw._cumulative_rewards, raw.terminations, raw.truncations, raw.infos)
-        ),
-        "engine_state": pickle.dumps(e),
+        "books": tuple(dict(b) for b in (raw.rewards, raw._cumulative_rewards, raw.terminations, raw.truncations)),
+        "infos": {agent: copy.copy(info) for agent, info in raw.infos.items()},
+        "engine_state": engine_state(e),
     }
+
+
+def engine_state(e) -> dict[str, bytes]:
+    """The engine's own state, each attribute pickled alone (two attributes naming one list is not
+    state): every attribute but the configuration it copied from its game (``Engine.__init__``),
+    which is fixed and would make every snapshot slow. The legal-action caches an engine may keep
+    are filled first, so that a cache is never taken for a change."""
+    e.legal_mask()
+    fixed = vars(e.game)
+    return {k: pickle.dumps(v) for k, v in vars(e).items() if k not in fixed and k != "game"}
 
 
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
+    return type(a) is type(b) and a == b
 
 
 def assert_unchanged(before: dict[str, Any], after: dict[str, Any], what: str) -> None:
     """Fail naming every part of the state that ``what`` changed."""
     changed = [k for k in before if not _same(before[k], after[k])]
+    if "engine_state" in changed:  # name the engine's attributes
+        a, b = before["engine_state"], after["engine_state"]
+        attrs = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        changed[changed.index("engine_state")] = f"engine attributes {attrs}"
     if changed:
         raise AssertionError(f"{what} changed the state: {', '.join(changed)}")
 
@@ -105,14 +116,16 @@ def check_views(env) -> None:
         assert legal == [], f"a finished game still has legal actions {legal}"
     for seat, agent in enumerate(raw.possible_agents):
         obs = env.observe(agent)
-        assert set(obs) == {"observation", "action_mask", "unseen"}, sorted(obs)
+        space = raw.observation_space(agent).spaces
+        assert set(obs) == set(space) == {"observation", "action_mask", "unseen"}, (sorted(obs), sorted(space))
+        for key, part in space.items():  # what Dict.contains checks, less its cost
+            assert obs[key].dtype == part.dtype and obs[key].shape == part.shape, (agent, key, obs[key].dtype)
         o, m, u = obs["observation"], obs["action_mask"], obs["unseen"]
-        assert o.dtype == np.float32 and o.shape == (size,), (o.dtype, o.shape)
+        assert o.shape == (size,) and m.shape == (A,) and u.shape == (width,), (o.shape, m.shape, u.shape)
+        assert o.dtype == np.float32 and m.dtype == np.int8 and u.dtype == np.int8, (o.dtype, m.dtype, u.dtype)
         assert np.isfinite(o).all(), f"{agent}: non-finite observation entries at {np.flatnonzero(~np.isfinite(o))}"
-        assert m.dtype == np.int8 and m.shape == (A,), (m.dtype, m.shape)
-        assert u.dtype == np.int8 and u.shape == (width,), (u.dtype, u.shape)
-        assert raw.observation_space(agent).contains(obs), f"{agent}: observation outside its space"
-        assert set(np.unique(u).tolist()) <= {0, 1}, f"{agent}: unseen is not 0/1"
+        assert ((m == 0) | (m == 1)).all(), f"{agent}: the mask is not 0/1"
+        assert ((u == 0) | (u == 1)).all(), f"{agent}: unseen is not 0/1"
         assert not u[outside].any(), f"{agent}: unseen marks cards outside the deck: {np.flatnonzero(u * outside)}"
         if live and seat == e.current_player:
             assert np.flatnonzero(m).tolist() == sorted(legal), (agent, np.flatnonzero(m).tolist(), legal)
@@ -191,7 +204,7 @@ def bad_resets(game, rng: np.random.Generator) -> list[tuple[str, dict[str, Any]
         ("empty deck", {"options": {"deck": []}}),
         ("deck as a set", {"options": {"deck": set(deck)}}),
         ("deck as one string", {"options": {"deck": " ".join(deck)}}),
-        ("deck of card ints", {"options": {"deck": list(game.deck.parse_deck(deck))}}),
+        ("deck of card ints", {"options": {"deck": list(game.deck.cards)}}),
         ("deck with None in it", {"options": {"deck": [None, *deck[1:]]}}),
         ("deck as a number", {"options": {"deck": 7}}),
         (f"dealer {n}", {"options": {"dealer": n}}),
@@ -248,9 +261,13 @@ def check_bad_action(env, label: str, action: Any, before: dict[str, Any] | None
     snapshot to compare with, when the caller already took it)."""
     before = snapshot(env) if before is None else before
     try:
-        refuses(lambda: env.step(action), IllegalActionError)
-    except AssertionError as err:
-        raise AssertionError(f"step({label}: {action!r}) {err}") from None
+        err = refuses(lambda: env.step(action), IllegalActionError)
+    except AssertionError as failure:
+        raise AssertionError(f"step({label}: {action!r}) {failure}") from None
+    e = env.unwrapped.engine
+    assert f"player_{e.current_player}" in str(err), f"the refusal does not name the seat on move: {err}"
+    if type(action) is int and 0 <= action < len(e.action_names):
+        assert repr(e.action_names[action]) in str(err), f"the refusal does not name the action: {err}"
     assert_unchanged(before, snapshot(env), f"the refused step({label}: {action!r})")
 
 

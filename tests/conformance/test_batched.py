@@ -6,7 +6,9 @@ engine that shadows it deals with ``new_episode`` from that same stream (see
 :mod:`kortmiljo.core.batched`), so both see the same decks, dealers and later deals. Both get the
 same random legal actions; at every step the masks, every seat's observation and ``unseen``, the
 seats on move, the rewards, the terminations and truncations must be identical (bitwise), and a
-finished lane's infos equal the scalar engine's. Only the members every batched engine has are used
+finished lane's infos equal the scalar engine's. A lane does not depend on the batch size; an
+illegal action in one lane, or any action in a finished lane, is refused before any lane changes.
+Only the members every batched engine has are used
 (``BatchedEngine``'s contract), so a new game's batched engine is checked without a line here.
 """
 
@@ -52,9 +54,7 @@ def _assert_lanes_equal(be, engines, where: str) -> None:
                 f"observation {where}: lane {lane} seat {seat} segment {seg} (index {pos}): "
                 f"batched {got[lane, pos]}, scalar {want[lane, pos]}"
             )
-        _eq(
-            be.unseen(seats), np.stack([e.unseen(seat) for e in engines]), f"unseen of seat {seat} {where}"
-        )
+        _eq(be.unseen(seats), np.stack([e.unseen(seat) for e in engines]), f"unseen of seat {seat} {where}")
     # the default seats are the ones on move
     on_move = np.stack([e.observe(e.current_player) for e in engines])
     _eq(be.observe(), on_move, f"observe() of the seats on move {where}")
@@ -170,3 +170,37 @@ def test_an_illegal_lane_action_is_refused_before_any_lane_changes(case):
             be.step(a, live)  # every other stepped lane's action is legal
         _assert_lanes_equal(be, engines, f"after the refused action {bad} in lane {lane}")
         _eq(be.done(), ~live, "done lanes")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_a_lane_does_not_depend_on_the_batch_size(case):
+    seed, steps = case.seed, 40
+    small, _, _ = _seeded(case, 2, seed, autoreset=True)
+    large, _, _ = _seeded(case, 5, seed, autoreset=True)
+    rng = np.random.default_rng(seed)
+    for t in range(steps):
+        a = _actions(large.legal_mask(), rng)
+        small.step(a[:2])
+        large.step(a)
+        _eq(small.legal_mask(), large.legal_mask()[:2], f"mask at step {t}")
+        _eq(small.rewards, large.rewards[:2], f"rewards at step {t}")
+        for seat in range(small.num_players):
+            seats = np.full(2, seat)
+            _eq(small.observe(seats), large.observe(np.full(5, seat))[:2], f"observation at step {t}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_a_finished_lane_without_autoreset_refuses_steps(case):
+    be, _, _ = _seeded(case, 3, case.seed, autoreset=False)
+    rng = np.random.default_rng(case.seed)
+    for _ in range(50_000):
+        done = be.done()
+        if done.any():
+            break
+        be.step(_actions(be.legal_mask(), rng))
+    lane = int(np.flatnonzero(be.done())[0])
+    assert not be.legal_mask()[lane].any(), "a finished lane still has legal actions"
+    assert be.legal_actions(lane) == []
+    a = _actions(be.legal_mask(), rng)
+    with pytest.raises(ValueError, match=f"lane {lane}"):
+        be.step(a, np.arange(3) == lane)

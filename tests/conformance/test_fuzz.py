@@ -15,7 +15,7 @@ IDS = [c.id for c in CASES]
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_fuzz(case):
-    f = fuzz(case.definition, case.config, seed=case.seed, steps=150 if case.long else 300)
+    f = fuzz(case.definition, case.config, seed=case.seed, steps=300 if case.long else 600)
     missing = [op for op in OPERATIONS if not f.counts[op]]
     assert not missing, f"the fuzz never ran {missing}: {dict(f.counts)}"
     if not case.long:

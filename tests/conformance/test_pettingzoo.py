@@ -1,6 +1,6 @@
 """PettingZoo's own checks for every game and example configuration: ``api_test``, ``seed_test`` and
 ``render_test``, plus what ``render_test`` does not look at (the text is the engine's, and
-``human`` prints it)."""
+``human`` prints it), a refused render mode and the order enforcement before the first reset."""
 
 from __future__ import annotations
 
@@ -63,3 +63,16 @@ def test_render_shows_the_engines_table_from_the_movers_view(case, capsys):
     none.reset(seed=0)
     with pytest.warns(UserWarning, match="render_mode"):
         assert none.render() is None  # no render_mode: a warning, no output
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_bad_render_mode_and_order_enforcement(case):
+    with pytest.raises(ValueError, match="render_mode"):
+        case.env(render_mode="rgb_array")
+    env = case.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection  # noqa: B018
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    assert env.agent_selection in env.agents and env.num_agents == case.game().num_players

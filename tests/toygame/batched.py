@@ -58,7 +58,8 @@ class BatchedToy(BatchedEngine):
         k = len(L)
         if dealers is not None:
             dealers = np.asarray(dealers).reshape(-1)
-            if dealers.shape != (k,) or not np.issubdtype(dealers.dtype, np.integer) or ((dealers < 0) | (dealers > 1)).any():
+            seats = np.issubdtype(dealers.dtype, np.integer) and ((dealers == 0) | (dealers == 1)).all()
+            if dealers.shape != (k,) or not seats:
                 raise ValueError(f"dealers must be {k} seats 0..1, got {dealers!r}")
         if decks is not None:
             decks = np.asarray(decks)
@@ -100,8 +101,9 @@ class BatchedToy(BatchedEngine):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         L = self._lanes(lanes)
         a = actions[L]
+        ints = np.issubdtype(a.dtype, np.integer)
         for lane, x in zip(L.tolist(), a.tolist(), strict=True):
-            if not (np.issubdtype(a.dtype, np.integer) and 0 <= x < self.num_actions and self._legal[self.stage[lane], x]):
+            if not (ints and 0 <= x < self.num_actions and self._legal[self.stage[lane], x]):
                 self.raise_illegal(lane, actions[lane])
         self.rewards.fill(0.0)
         self.terminal = self.stage == OVER  # finished lanes kept without autoreset stay terminal
