@@ -46,7 +46,9 @@ class Facts:
     an episode, or None where play can go on without bound. ``multi_deal``: an episode can hold
     more than one deal (a match, a redeal). ``cards_per_deal``: how many cards from the top of a
     deal's deck can ever influence play or observation (OpenSpiel deals exactly these by chance
-    nodes, the rest follows in a fixed order).
+    nodes, the rest follows in a fixed order). ``carry_over``: an unseeded reset continues state
+    from the episode before (Femkortskille ``payments_stay``'s pot), so the bounds hold for an
+    episode that starts a session (a seeded reset; every OpenSpiel game), not for later ones.
     """
 
     utility_bounds: tuple[float, float]
@@ -54,6 +56,7 @@ class Facts:
     max_decisions: int | None
     multi_deal: bool
     cards_per_deal: int
+    carry_over: bool = False
 
 
 def other_seats_privileged(state: Engine, seat: int) -> np.ndarray:

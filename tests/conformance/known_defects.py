@@ -16,20 +16,7 @@ SPROYTE_PICKLE = (
     "kortmiljo/games/sproyte/rules.py: SproyteEngine keeps _flat/_uflat as reshape views of _obs/_unseen; "
     "pickle and copy.deepcopy turn them into separate arrays, so a copy's observations go stale after its next step"
 )
-FEMKORTSKILLE_RESAMPLE = (
-    "kortmiljo/games/femkortskille/rules.py FemkortskilleEngine.resample: the copy keeps the original's cached "
-    "_legal/_mask, so when the seat on move is not the resampled seat its legal actions name ranks it no longer "
-    "holds (step then raises AssertionError 'rank not in hand')"
-)
-
-FEMKORTSKILLE_BOUNDS = (
-    "kortmiljo/games/femkortskille/game.py FemkortskilleGame.compute_facts: with payments_stay the pot carried in "
-    "from earlier episodes of the session is paid out too, so a seat's return leaves utility_bounds (-240, 720 for "
-    "6 players), e.g. -529 after eight unseeded resets"
-)
-
 KNOWN_DEFECTS: dict[tuple[str, str], str] = {
-    ("test_random_play_keeps_every_invariant", "femkortskille-4"): FEMKORTSKILLE_BOUNDS,
     ("test_random_play_keeps_every_invariant", "sproyte-4"): SPROYTE_FACTS,
     ("test_random_sim_test", "sproyte-4"): SPROYTE_FACTS,
     ("test_fuzz", "sproyte-4"): SPROYTE_FACTS,
@@ -38,10 +25,6 @@ KNOWN_DEFECTS: dict[tuple[str, str], str] = {
     ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-1"): SPROYTE_PICKLE,
     ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-2"): SPROYTE_PICKLE,
     ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-3"): SPROYTE_PICKLE,
-    **{
-        ("test_resample_is_invisible_to_its_seat", f"femkortskille-{i}"): FEMKORTSKILLE_RESAMPLE
-        for i in (0, 1, 2, 4, 5)  # (3 and 6 draw no state that shows it)
-    },
 }
 
 

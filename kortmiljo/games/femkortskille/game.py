@@ -293,5 +293,6 @@ class FemkortskilleGame(Game):
             zero_sum=not c["payments_stay"],
             max_decisions=2 * self.max_deals + poker + self.tricks,
             multi_deal=self.max_deals > 1,
+            carry_over=bool(c["payments_stay"]),
             cards_per_deal=min(len(self.deck), self.hand_size * n + per_knocker * n),
         )

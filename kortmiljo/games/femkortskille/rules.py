@@ -656,4 +656,5 @@ class FemkortskilleEngine(Engine):
             new._kn[s] = new.known_counts(s)
             new._unseen[s] = new.reference_unseen(s)
         new.skit = [self.skituppslag and all(c >> 1 < LOW_RANKS for c in h) for h in new.initial]
+        new._legal = new._mask = None  # the legal actions follow the new hands
         return new
