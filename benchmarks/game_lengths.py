@@ -115,7 +115,8 @@ def main() -> int:
     header = f"{'configuration':<32} {'agent':<10} {'measure':<18} {'p50':>8} {'p99':>8} {'p99.9':>8} {'max':>8}"
     print(header)
     print("-" * len(header))
-    suggested: dict[str, list[tuple[str, float]]] = {"max_steps": [], "max_deals": [], "per match_to + 1": []}
+    caps: dict[str, list[tuple[str, int]]] = {"max_steps": [], "max_deals": []}
+    factors: list[tuple[str, float]] = []  # Sprøyte: 20 × p99.9 deals / (match_to + 1)
     for label, game, config in CONFIGS:
         if args.only and args.only.lower() not in label.lower():
             continue
@@ -133,17 +134,22 @@ def main() -> int:
                 print(f"{label:<32} {agent:<10} {name:<18} {stats(x)}")
                 p999.setdefault(name, []).append(float(np.percentile(x, 99.9)))
         if game == "spokelse":
-            suggested["max_steps"].append((label, round_up(SAFETY * max(p999["steps/round"]))))
+            caps["max_steps"].append((label, round_up(SAFETY * max(p999["steps/round"]))))
         else:
-            suggested["max_deals"].append((label, round_up(SAFETY * max(p999["deals/match"]))))
-            suggested["per match_to + 1"].append((label, SAFETY * max(p999["deals/(match_to+1)"])))
+            caps["max_deals"].append((label, round_up(SAFETY * max(p999["deals/match"]))))
+            factors.append((label, SAFETY * max(p999["deals/(match_to+1)"])))
         print(f"{'':<32} ({time.perf_counter() - t0:.0f} s)")
     print(f"\nsuggested caps ({SAFETY} × p99.9, rounded up to 1, 2 or 5 × 10^k):")
-    for cap, items in suggested.items():
+    for cap, items in caps.items():
         for label, value in items:
-            print(f"  {cap:<16} {value:>8.1f}  {label}")
-        if items:
-            print(f"  {cap:<16} {round_up(max(v for _, v in items)):>8}  the default: the largest, rounded up")
+            print(f"  {cap:<10} {value:>8}  {label}")
+    if caps["max_steps"]:
+        print(f"  max_steps default: {max(v for _, v in caps['max_steps'])} (the largest)")
+    for label, value in factors:
+        print(f"  max_deals / (match_to + 1) {value:>6.1f}  {label}")
+    if factors:
+        top = max(v for _, v in factors)
+        print(f"  max_deals default: {round_up(top)} × (match_to + 1) (the largest factor, {top:.1f}, rounded up)")
     return 0
 
 

@@ -8,24 +8,7 @@ when written ``"<game>-*"``.
 
 from __future__ import annotations
 
-SPROYTE_FACTS = (
-    "kortmiljo/games/sproyte/game.py SproyteGame.compute_facts: a match with reward='raw' pays each seat its match "
-    "total (docs/sproyte.md), but the facts claim zero_sum=True and utility_bounds=(-1, 1)"
-)
-SPROYTE_PICKLE = (
-    "kortmiljo/games/sproyte/rules.py: SproyteEngine keeps _flat/_uflat as reshape views of _obs/_unseen; "
-    "pickle and copy.deepcopy turn them into separate arrays, so a copy's observations go stale after its next step"
-)
-KNOWN_DEFECTS: dict[tuple[str, str], str] = {
-    ("test_random_play_keeps_every_invariant", "sproyte-4"): SPROYTE_FACTS,
-    ("test_random_sim_test", "sproyte-4"): SPROYTE_FACTS,
-    ("test_fuzz", "sproyte-4"): SPROYTE_FACTS,
-    ("test_env_pickled_mid_game_continues_identically", "sproyte-*"): SPROYTE_PICKLE,
-    ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-0"): SPROYTE_PICKLE,
-    ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-1"): SPROYTE_PICKLE,
-    ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-2"): SPROYTE_PICKLE,
-    ("test_openspiel_state_pickled_mid_game_continues_identically", "sproyte-3"): SPROYTE_PICKLE,
-}
+KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 
 
 def known_defect(test: str, case_id: str) -> str | None:

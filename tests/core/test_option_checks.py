@@ -58,3 +58,12 @@ def test_max_bet_without_auktion_is_refused_saying_what_to_do():
 def test_max_bet_at_its_default_or_with_auktion_is_fine(options):
     g = load_game("femkortskille", **options)
     assert ("bet:1" in g.action_names) == bool(options.get("auktion"))
+
+
+def test_max_deals_without_a_match_is_refused_saying_what_to_do():
+    # a Sprøyte episode without match_to is one deal: a deal cap there would silently do nothing
+    for value in (3, None):
+        with pytest.raises(ConfigError, match=r"max_deals=.* has no effect without match_to.*pass match_to"):
+            load_game("sproyte", max_deals=value)
+    assert load_game("sproyte", match_to=5, max_deals=3).max_deals == 3
+    assert load_game("sproyte").max_deals is None

@@ -108,6 +108,8 @@ def _assert_info(fields: dict[str, np.ndarray], j: int, e: FemkortskilleEngine, 
     for s in range(e.num_players):
         got = {k: v[j, s].item() if isinstance(v[j, s], np.generic) else v[j, s] for k, v in fields.items()}
         want = e.info(s)
+        # the per-lane arrays carry no key for some lanes only: lane_infos adds it (tests/env/test_truncation.py)
+        assert want.pop("truncated_by", None) == ("max_deals" if e.truncated else None)
         assert got == want and [type(got[k]) for k in want] == [type(x) for x in want.values()], (lane, s, got, want)
 
 
@@ -279,34 +281,6 @@ def test_pot_carries_per_lane_and_new_session_empties_it():
     np.testing.assert_array_equal(be.pot, 3.0)
 
 
-def test_lanes_do_not_depend_on_batch_size():
-    small = BatchedFemkortskille(3, seed=5, num_players=6, poker=True)
-    big = BatchedFemkortskille(17, seed=5, num_players=6, poker=True)
-    np.testing.assert_array_equal(small.observe_all(), big.observe_all()[:3])
-    np.testing.assert_array_equal(small._deck, big._deck[:3])
-
-
-def test_illegal_action_names_lane_and_changes_nothing():
-    be = BatchedFemkortskille(4, seed=1)
-    be.step(np.full(4, 2))  # everyone waits (lura)
-    before = be.observe_all(), be.unseen_all(), be.legal_mask(), be.current_player.copy(), be.pot.copy()
-    bad = np.array([1, 1, 5, 0])  # lane 2 may not play a card now
-    with pytest.raises(
-        BatchedIllegalActionError,
-        match=r"lane 2: player_\d cannot play 'play:kransen' now; legal actions: knock, pass, lura",
-    ):
-        be.step(bad)
-    with pytest.raises(ValueError, match="lane 0"):
-        be.step(np.array([99, 0, 0, 0]))
-    after = be.observe_all(), be.unseen_all(), be.legal_mask(), be.current_player, be.pot
-    for x, y in zip(before, after, strict=True):
-        np.testing.assert_array_equal(x, y)
-    with pytest.raises(ValueError, match="shape"):
-        be.step(np.zeros(3, dtype=np.int64))
-    with pytest.raises(ValueError, match="integers"):
-        be.step(np.full(4, 0.5))
-
-
 def test_bad_options_decks_and_dealers():
     with pytest.raises(ConfigError, match="num_players"):
         BatchedFemkortskille(2, num_players=9)
@@ -322,16 +296,6 @@ def test_bad_options_decks_and_dealers():
         be.reset(np.stack([deck, deck]), [0, 4])
     with pytest.raises(ValueError, match="shape"):
         be.reset(deck[None, :], [0, 1])
-
-
-def test_terminal_lane_without_autoreset_rejects_steps():
-    be = BatchedFemkortskille(3, seed=4, autoreset=False, max_deals=1)
-    rng = np.random.default_rng(0)
-    while not (be.terminal | be.truncated).all():
-        be.step(_random_actions(be.legal_mask(), rng), ~(be.terminal | be.truncated))
-    assert not be.legal_mask().any()
-    with pytest.raises(BatchedIllegalActionError, match=r"lane 0: .*legal actions: \(none\)"):
-        be.step(np.zeros(3, dtype=np.int64))
 
 
 @pytest.mark.parametrize(

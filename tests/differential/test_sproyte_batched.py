@@ -19,8 +19,8 @@ import pytest
 
 from kortmiljo.core.errors import ConfigError
 from kortmiljo.games.sproyte import SproyteEngine
-from kortmiljo.games.sproyte.batched import BatchedIllegalActionError, BatchedSproyte, lane_rng
-from kortmiljo.games.sproyte.game import DONE, KEEP, PLAY0, TAKE_TALON
+from kortmiljo.games.sproyte.batched import BatchedSproyte, lane_rng
+from kortmiljo.games.sproyte.game import KEEP, TAKE_TALON
 
 BASE_GRID = [
     {"variant": v, "match_to": m, "reward": r}
@@ -202,12 +202,6 @@ def test_stacked_decks_dealers_and_masked_lanes(variant):
     assert not be.terminal[3] and be.legal_mask()[3].any()
 
 
-def test_lanes_do_not_depend_on_batch_size():
-    small, big = BatchedSproyte(3, seed=5, variant="variasjon"), BatchedSproyte(17, seed=5, variant="variasjon")
-    np.testing.assert_array_equal(small.observe_all(), big.observe_all()[:3])
-    np.testing.assert_array_equal(small.locations(), big.locations()[:3])
-
-
 def test_rngs_given_per_lane_are_used_as_new_episode_uses_its_rng():
     rngs = [np.random.default_rng(100 + i) for i in range(4)]
     be = BatchedSproyte(4, rngs=rngs, variant="tretten")
@@ -216,34 +210,6 @@ def test_rngs_given_per_lane_are_used_as_new_episode_uses_its_rng():
         e.new_episode(np.random.default_rng(100 + i))
         np.testing.assert_array_equal(be.locations([i])[0], e.locations())
         assert be.dealer[i] == e.dealer
-
-
-def test_illegal_action_names_lane_and_changes_nothing():
-    be = BatchedSproyte(4, seed=1)
-    rng = np.random.default_rng(0)
-    while not (be.phase == 2).all():  # get every lane to trick play
-        m = be.legal_mask()
-        be.step(np.where(m[:, DONE] == 1, DONE, _random_actions(m, rng)))
-    before = be.observe_all(), be.unseen_all(), be.legal_mask(), be.current_player.copy(), be.locations()
-    a = _random_actions(be.legal_mask(), rng)
-    a[2] = DONE  # lane 2 may not say done during play
-    with pytest.raises(
-        BatchedIllegalActionError, match=r"lane 2: player_\d cannot play 'done' now; legal actions: play:"
-    ):
-        be.step(a)
-    hand = be.locations()[0] == be.current_player[0]
-    a[2] = _random_actions(be.legal_mask(), rng)[2]
-    a[0] = PLAY0 + int(np.flatnonzero(~hand & (be.locations()[0] != 99))[0])  # a card not in the hand
-    with pytest.raises(ValueError, match="lane 0"):
-        be.step(a)
-    a[0] = 999
-    with pytest.raises(ValueError, match="lane 0: .*cannot play 999"):
-        be.step(a)
-    after = be.observe_all(), be.unseen_all(), be.legal_mask(), be.current_player, be.locations()
-    for x, y in zip(before, after, strict=True):
-        np.testing.assert_array_equal(x, y)
-    with pytest.raises(ValueError, match="shape"):
-        be.step(np.zeros(3, dtype=np.int64))
 
 
 def test_bad_options_decks_and_dealers():
@@ -265,16 +231,6 @@ def test_bad_options_decks_and_dealers():
         be.reset(np.stack([deck, deck]), [0, 3])
     with pytest.raises(ValueError, match=r"shape \(2, 48\)"):
         be.reset(np.stack([np.arange(52), np.arange(52)]), [0, 1])
-
-
-def test_terminal_lane_without_autoreset_rejects_steps():
-    be = BatchedSproyte(2, seed=4, autoreset=False, variant="tretten")
-    rng = np.random.default_rng(0)
-    while not be.terminal.all():
-        be.step(_random_actions(be.legal_mask(), rng), ~be.terminal)
-    assert not be.legal_mask().any()
-    with pytest.raises(BatchedIllegalActionError, match=r"lane 0: .*legal actions: \(none\)"):
-        be.step(np.full(2, PLAY0))
 
 
 def test_plugs_into_the_vector_env_protocol(monkeypatch):

@@ -7,10 +7,8 @@ import random
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from kortmiljo import femkortskille_v0
-from kortmiljo.core.errors import IllegalActionError
 
 from .conftest import stacked
 
@@ -30,16 +28,6 @@ CONFIGS = [
     {"num_players": 6, "skituppslag": True, "knock_stake": 1, "payments_stay": True, "auktion": True, "poker": True},
 ]
 IDS = [",".join(f"{k}={v}" for k, v in c.items()) or "default" for c in CONFIGS]
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-def test_api_test(config):
-    api_test(femkortskille_v0.env(**config), num_cycles=200)
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-def test_seed_test(config):
-    seed_test(lambda: femkortskille_v0.env(**config), num_cycles=200)
 
 
 def trajectory(env, seed, options=None, policy_seed=0) -> list:
@@ -144,17 +132,6 @@ def test_truncation_after_max_deals_through_the_env():
         env.step(env.unwrapped.action_from_string("pass"))
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert all(env.infos[a]["chips"] == 0.0 and env.infos[a]["winner"] is None for a in env.agents)
-
-
-def test_illegal_action_through_the_env_raises_and_changes_nothing():
-    env = femkortskille_v0.env()
-    env.reset(seed=1)
-    agent = env.agent_selection
-    before = env.observe(agent)
-    with pytest.raises(IllegalActionError, match=agent):
-        env.step(env.unwrapped.action_from_string("play:kille"))
-    after = env.observe(agent)
-    assert all(np.array_equal(before[k], after[k]) for k in before) and env.agent_selection == agent
 
 
 def test_render_and_state():

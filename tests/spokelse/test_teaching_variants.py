@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test
 
-from kortmiljo import spokelse_v0
 from kortmiljo.core.cards import FRENCH
 from kortmiljo.games.spokelse import SpokelseEngine
 
@@ -99,7 +97,3 @@ def test_invariants_over_random_games(config):
                 seat = int(rng.integers(e.num_players))
                 np.testing.assert_array_equal(e.resample(seat, rng).observe(seat), e.observe(seat))
         assert sum(e.rewards) == pytest.approx(0.0)
-
-
-def test_teaching_env_passes_the_pettingzoo_api_test():
-    api_test(spokelse_v0.env(**TEACHING), num_cycles=200)

@@ -214,34 +214,6 @@ def check_state_after_resample(r: SproyteEngine) -> None:
         assert r.suit_count[s] == [sum(1 for c in r.hands[s] if c // 13 == x) for x in range(4)]
 
 
-@pytest.mark.parametrize("variant", FORMS)
-def test_resampled_copies_play_on_to_a_legal_end_and_leave_the_original_alone(variant):
-    for seed in range(10):
-        e = play_some(seed, 20 + 2 * seed, {"variant": variant, "match_to": 10})
-        snapshot = (e.locations(), list(e.history), [e.observe(v) for v in range(3)])
-        r = e.resample(e.current_player, np.random.default_rng(seed))
-        rng = np.random.default_rng(seed + 1)
-        while not r.terminal:
-            legal = r.legal_actions()
-            r.step(legal[rng.integers(len(legal))])
-            for v in range(3):
-                assert np.array_equal(r.observe(v), r.observe_reference(v))
-                assert np.array_equal(r.unseen(v), r.reference_unseen(v))
-        assert np.array_equal(e.locations(), snapshot[0]) and e.history == snapshot[1]
-        assert all(np.array_equal(e.observe(v), snapshot[2][v]) for v in range(3))
-
-
-def test_clone_is_independent_and_identical():
-    e = play_some(3, 25, {"variant": "variasjon", "match_to": 10})
-    c = e.clone()
-    rng1, rng2 = np.random.default_rng(9), np.random.default_rng(9)
-    for eng, rng in ((e, rng1), (c, rng2)):
-        while not eng.terminal:
-            legal = eng.legal_actions()
-            eng.step(legal[rng.integers(len(legal))])
-    assert e.history == c.history and e.totals == c.totals and e.rewards == c.rewards
-
-
 def test_resample_with_voids_in_a_tight_spot():
     # late in tretten deals the hidden cards are few and voids many: the sampler must still succeed
     for seed in range(200):

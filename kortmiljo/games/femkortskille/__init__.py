@@ -25,6 +25,7 @@ GAME = GameDef(
         {"poker": True},
         {"num_players": 6, "payments_stay": True, "ante_on_redeal": True},
         {"num_players": 8, "max_deals": 3},
+        {"num_players": 8, "poker": True, "skituppslag": True, "auktion": True, "knock_stake": 1},
         {"num_players": 3, "ranks": ["1", "2", "3", "kille"], "hand_size": 2, "extra_cards": 0},
     ),
     history=("v0: first release",),

@@ -30,6 +30,7 @@ GAME = GameDef(
         {},
         {"num_players": 3},
         {"num_players": 5, "jack_points": 11},
+        {"match_to": 21},
         {"match_to": 21, "reward": "points", "num_players": 3},
         {"cards": ["AS", "2S", "3S", "8S", "KS", "QS", "JS", "TS"], "num_slots": 1, "max_turns": 4},
     ),

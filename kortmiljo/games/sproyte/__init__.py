@@ -24,6 +24,7 @@ GAME = GameDef(
         {"variant": "tretten"},
         {"variant": "vanlig", "trump": "H", "exchange_quota": (2, 2, 2)},
         {"variant": "variasjon", "match_to": 3, "reward": "raw"},
+        {"variant": "tretten", "trump": "H", "match_to": 10},
     ),
     history=("v0: first release",),
 )

@@ -124,6 +124,11 @@ class SproyteGame(Game):
             raise ConfigError(
                 "sproyte: trump= is not allowed with variant='variasjon' (the shown card decides the trump)"
             )
+        if config["match_to"] is None and config["max_deals"] != "auto":
+            raise ConfigError(
+                f"sproyte: max_deals={config['max_deals']!r} has no effect without match_to (one deal per "
+                "episode); pass match_to=..., or leave max_deals out"
+            )
 
     def setup(self) -> None:
         cfg = self.config
@@ -181,10 +186,11 @@ class SproyteGame(Game):
 
     def compute_facts(self) -> Facts:
         c = self.config
-        if c["match_to"] is not None:
-            bounds = (-1.0, 1.0)
+        raw = c["reward"] == "raw"
+        if c["match_to"] is not None:  # raw: the match totals, below match_to before the last deal's 9 at most
+            bounds = (0.0, float(c["match_to"] - 1 + MAX_POINTS)) if raw else (-1.0, 1.0)
         else:
-            bounds = (-9.0, 9.0) if c["reward"] == "relative" else (0.0, 9.0)
+            bounds = (0.0, float(MAX_POINTS)) if raw else (-float(MAX_POINTS), float(MAX_POINTS))
         per_deal = 13 + 16 + 1 + 1  # plays, discards (the pile has at most 16 cards), done, talon
         if c["match_to"] is None:
             decisions = per_deal
@@ -192,7 +198,7 @@ class SproyteGame(Game):
             decisions = None if self.max_deals is None else self.max_deals * per_deal
         return Facts(
             utility_bounds=bounds,
-            zero_sum=c["reward"] == "relative" or c["match_to"] is not None,
+            zero_sum=not raw,
             max_decisions=decisions,
             multi_deal=c["match_to"] is not None,
             cards_per_deal=len(self.deck),  # the exchange pile, the talon and the cut card (the bottom) all matter

@@ -502,6 +502,20 @@ class SproyteEngine(Engine):
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
 
+    # ---- copies ------------------------------------------------------------------
+    _VIEWS = ("_flat", "_uflat")  # flat views of _obs and _unseen: rebuilt, never copied apart
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        """Pickle and ``copy.deepcopy`` copy arrays apart; the views must point into the copy's own."""
+        self.__dict__.update(state)
+        if "_obs" in state:
+            self._flat = self._obs.reshape(-1)
+        if "_unseen" in state:
+            self._uflat = self._unseen.reshape(-1)
+
     # ---- search support ---------------------------------------------------------
     def clone(self) -> SproyteEngine:
         new = copy.copy(self)
