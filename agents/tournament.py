@@ -24,7 +24,9 @@ over the rotations, ``ci95`` a Student-t 95 % interval over those per-deal means
 ``win_rate`` counts seat-games with reward > 0, with a Wilson 95 % interval;
 ``per_seat`` breaks both down by seat; ``rating`` is an openskill Plackett–Luce rating
 (``mu``, ``sigma``, ``ordinal``) updated after every game with the agents ranked by
-their reward in it (ties share a rank).
+their reward in it (ties share a rank). A game that a cap cuts short (``truncated_by`` in
+its infos: agents that pass cards back and forth forever) is no result: it is counted apart in
+``truncated`` (by cap in ``truncated_by``) and left out of every statistic.
 
 Results are printed as a plain table, written as JSON (atomically: temporary file plus
 ``os.replace``) with ``--out``, and drawn as a PNG bar chart with the intervals with
@@ -80,20 +82,24 @@ def unique_names(specs: Sequence[Any]) -> list[str]:
 
 
 # ---- running --------------------------------------------------------------------------
-MAX_STEPS = 100_000  # far beyond any real game; guards against agents that never end one
+MAX_STEPS = 100_000  # the guard where a game's own cap is switched off (its facts give no bound)
 MAX_GAMES = 10**7  # weeks of play for the fastest agents: a larger number is a typo
 
 
 def play_game(
-    env, policies: Sequence[Policy], seed: int | None = None, options: dict | None = None, max_steps: int = MAX_STEPS
+    env, policies: Sequence[Policy], seed: int | None = None, options: dict | None = None, max_steps: int | None = None
 ):
     """Play one episode, seat ``i`` driven by ``policies[i]``; return (rewards, infos) per seat.
 
-    Two deterministic agents can keep a Spøkelse round alive forever by taking from the pile
-    in turn (the round ends only when the stock runs out); past ``max_steps`` agent steps the
-    game is abandoned with a RuntimeError that says so, instead of hanging the tournament.
+    Every game caps its episodes (Spøkelse's ``max_steps``, Sprøyte's ``max_deals``): agents that
+    pass cards back and forth forever are truncated by the game, and the infos then say
+    ``truncated_by``. Where a cap is switched off (the game's facts give no bound on decisions)
+    ``max_steps`` agent steps (default 100,000) guard the tournament: past them the game is
+    abandoned with a RuntimeError that says so.
     """
     env.reset(seed=seed, options=options)
+    if max_steps is None and env.unwrapped.game.facts.max_decisions is None:
+        max_steps = MAX_STEPS
     limit = max_steps
     engine = env.unwrapped.engine
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
@@ -107,17 +113,23 @@ def play_game(
             infos[i] = dict(info)
             action = None
         else:
-            max_steps -= 1
-            if max_steps < 0:
-                names = ", ".join(getattr(p, "name", type(p).__name__) for p in policies)
-                raise RuntimeError(
-                    f"game abandoned after {limit} steps without ending ({names}); the agents may be "
-                    "passing cards back and forth (in Spøkelse the max_turns option caps a round)"
-                )
+            if max_steps is not None:
+                max_steps -= 1
+                if max_steps < 0:
+                    names = ", ".join(getattr(p, "name", type(p).__name__) for p in policies)
+                    raise RuntimeError(
+                        f"game abandoned after {limit} steps without ending ({names}); the agents may be "
+                        "passing cards back and forth (the game's own cap is switched off)"
+                    )
             p = policies[i]
             action = p.act(obs, engine if p.needs_engine else None)
         env.step(action)
     return total, infos
+
+
+def truncated_by(infos: Sequence[dict]) -> str | None:
+    """The cap that cut a game short (the ``truncated_by`` of its infos), or None for a finished game."""
+    return next((info["truncated_by"] for info in infos if "truncated_by" in info), None)
 
 
 def run_tournament(
@@ -161,6 +173,7 @@ def run_tournament(
     deals = math.ceil(games / len(rotations))
 
     rng = np.random.default_rng(seed)
+    truncated: dict[str, int] = {}  # games cut short by a cap, by cap: counted apart, not scored
     deal_means: list[list[float]] = [[] for _ in agents]
     seat_rewards = [[[] for _ in range(n)] for _ in agents]  # agent -> seat -> rewards
     from openskill.models import PlackettLuce
@@ -179,7 +192,15 @@ def run_tournament(
         episode_seed = int(rng.integers(2**31))
         per_agent: list[list[float]] = [[] for _ in agents]
         for seating in rotations:
-            rewards, _ = play_game(env, [policies[a] for a in seating], episode_seed, {"deck": deck, "dealer": dealer})
+            rewards, infos = play_game(
+                env, [policies[a] for a in seating], episode_seed, {"deck": deck, "dealer": dealer}
+            )
+            cap = truncated_by(infos)
+            if cap is not None:
+                truncated[cap] = truncated.get(cap, 0) + 1
+                if bar is not None:
+                    bar.update(1)
+                continue
             game_reward: dict[int, list[float]] = {}
             for seat, a in enumerate(seating):
                 seat_rewards[a][seat].append(rewards[seat])
@@ -202,7 +223,7 @@ def run_tournament(
 
     out_agents = {}
     for a, nm in enumerate(names):
-        mean, lo, hi = mean_ci(deal_means[a])
+        mean, lo, hi = mean_ci(deal_means[a]) if deal_means[a] else (None, None, None)  # None: no finished game
         all_rewards = [r for seat in seat_rewards[a] for r in seat]
         wins = sum(1 for r in all_rewards if r > 0)
         wl, wh = wilson(wins, len(all_rewards))
@@ -229,6 +250,8 @@ def run_tournament(
         "game": g.name,
         "config": _jsonable(dict(g.config)),
         "games": deals * len(rotations),
+        "truncated": sum(truncated.values()),
+        "truncated_by": truncated,
         "agents": out_agents,
         "seconds": time.perf_counter() - t0,
     }
@@ -245,6 +268,10 @@ def _jsonable(x: Any) -> Any:
 
 
 # ---- output -----------------------------------------------------------------------------
+def _signed(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:+.3f}"
+
+
 def format_table(results: dict) -> str:
     """A plain-text table of the results (no colour, no box drawing)."""
     seats = sorted({s for r in results["agents"].values() for s in r["per_seat"]}, key=lambda s: int(s.split("_")[-1]))
@@ -256,8 +283,8 @@ def format_table(results: dict) -> str:
         rating = r["rating"]
         row = [
             name,
-            f"{r['mean_reward']:+.3f}",
-            f"[{lo:+.3f}, {hi:+.3f}]",
+            _signed(r["mean_reward"]),
+            f"[{_signed(lo)}, {_signed(hi)}]",
             f"{r['win_rate']:.3f}",
             f"[{wl:.3f}, {wh:.3f}]",
             f"{rating['mu']:.1f}±{rating['sigma']:.1f}",
@@ -273,6 +300,9 @@ def format_table(results: dict) -> str:
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     title = f"{results['game']} {results['config']}: {results['games']} games, {results['seconds']:.1f} s"
+    if results.get("truncated"):
+        caps = ", ".join(f"{n} by {cap}" for cap, n in results["truncated_by"].items())
+        title += f" ({results['truncated']} cut short and not scored: {caps})"
     return title + "\n" + "\n".join(lines)
 
 
@@ -318,8 +348,8 @@ def plot(results: dict, path: str) -> None:
     names = list(results["agents"])
     r = [results["agents"][a] for a in names]
     x = np.arange(len(names))
-    mean = np.array([a["mean_reward"] for a in r])
-    ci = np.array([a["ci95"] for a in r])
+    mean = np.array([a["mean_reward"] for a in r], dtype=float)  # None (nothing finished) → nan: no bar
+    ci = np.array([a["ci95"] for a in r], dtype=float)
     win = np.array([a["win_rate"] for a in r])
     wci = np.array([a["win_ci95"] for a in r])
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(6, 1.6 * len(names) + 3), 4))

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from agents import tournament as T
+from agents.base import Policy
 
 from .common import GAMES
 
@@ -75,7 +76,7 @@ def test_tournament_shape_and_duplicate_symmetry():
     # two copies of one deterministic agent on duplicate deals: every deal is played both
     # ways on the same cards, so their results are mirror images and both means are 0
     r = T.run_tournament("spokelse", ["heuristic", "heuristic"], games=20, seed=3, progress=False)
-    assert set(r) == {"game", "config", "games", "agents", "seconds"}
+    assert set(r) == {"game", "config", "games", "truncated", "truncated_by", "agents", "seconds"}
     assert r["game"] == "spokelse" and r["games"] == 20 and r["config"]["num_players"] == 2
     assert list(r["agents"]) == ["heuristic#1", "heuristic#2"]
     a, b = r["agents"]["heuristic#1"], r["agents"]["heuristic#2"]
@@ -133,7 +134,7 @@ def test_eval_main_writes_json_and_chart(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "heuristic" in text and "95% CI" in text and "win rate" in text
     data = json.loads(out.read_text())
-    assert set(data) == {"game", "config", "games", "agents", "seconds"} and data["games"] == 6
+    assert set(data) == {"game", "config", "games", "truncated", "truncated_by", "agents", "seconds"} and data["games"] == 6
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(os.listdir(tmp_path)) == ["c.png", "r.json"]
 
@@ -154,24 +155,36 @@ def test_eval_cli_smoke(tmp_path):
     assert json.loads(out.read_text())["games"] == 4
 
 
-def test_a_game_that_never_ends_is_abandoned_with_a_clear_error():
-    from agents.base import Policy
+class TakeAndSwap(Policy):
+    """Always takes the pile's top card and swaps it into slot 0: two of them never end a round."""
+
+    name = "loop"
+
+    def act(self, obs, engine=None):
+        mask = obs["action_mask"]
+        return 1 if mask[1] else 2
+
+
+def test_a_game_the_cap_cuts_short_is_counted_apart():
+    from kortmiljo import load_game
+
+    g = load_game("spokelse", max_steps=300)
+    res = T.run_tournament(g, [TakeAndSwap(g), TakeAndSwap(g)], 4, seed=0, progress=False)
+    assert res["games"] == 4 and res["truncated"] == 4 and res["truncated_by"] == {"max_steps": 4}
+    assert res["agents"]["loop#1"]["mean_reward"] is None  # nothing finished, nothing scored
+    assert "4 cut short and not scored: 4 by max_steps" in T.format_table(res)
+    mixed = T.run_tournament(g, [TakeAndSwap(g), "heuristic"], 8, seed=0, progress=False)
+    assert mixed["truncated"] == 0 and mixed["agents"]["heuristic"]["mean_reward"] is not None
+
+
+def test_a_game_that_never_ends_without_its_cap_is_abandoned_with_a_clear_error():
     from agents.tournament import play_game
     from kortmiljo import spokelse_v0
 
-    class TakeAndSwap(Policy):
-        """Always takes the pile's top card and swaps it into slot 0: two of them never end a round."""
-
-        name = "loop"
-
-        def act(self, obs, engine=None):
-            mask = obs["action_mask"]
-            return 1 if mask[1] else 2
-
-    env = spokelse_v0.env()
-    spec = env.unwrapped.engine
-    with pytest.raises(RuntimeError, match="abandoned after"):
-        play_game(env, [TakeAndSwap(spec), TakeAndSwap(spec)], seed=0, max_steps=500)
+    env = spokelse_v0.env(max_steps=None)
+    g = env.unwrapped.game
+    with pytest.raises(RuntimeError, match="abandoned after 500 steps"):
+        play_game(env, [TakeAndSwap(g), TakeAndSwap(g)], seed=0, max_steps=500)
 
 
 # ---- hardening (issue 15) ------------------------------------------------------------------------

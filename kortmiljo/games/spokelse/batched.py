@@ -27,7 +27,7 @@ a short deck, ``num_slots``, ``max_turns``).
 Per step: ``legal_mask() -> [B, 7]``, ``observation() -> [B, S]`` and ``unseen() ->
 [B, 52]`` for the seat on move (``observe(seats)``/``unseen(seats)`` for any seats),
 ``step(actions)`` with an optional lane mask, then ``rewards [B, n]`` (of this step),
-``terminal [B]`` and ``current_player [B]``.
+``terminal [B]``, ``truncated [B]`` (a round cut at ``max_steps``) and ``current_player [B]``.
 
 **Randomness (replayable by the scalar engine).** Lane ``i`` owns the generator
 ``lane_rng(seed, i)`` = ``np.random.default_rng(np.random.SeedSequence(seed,

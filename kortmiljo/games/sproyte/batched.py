@@ -34,8 +34,7 @@ State (``S`` = the layout's size; all arrays have the lane axis first):
 Per step: ``legal_mask() -> [B, 107]``, ``observation() -> [B, S]`` and ``unseen() ->
 [B, 52]`` for the seat on move (``observe(seats, lanes)``/``unseen(seats, lanes)`` for any
 seats), ``step(actions)`` with an optional lane mask, then ``rewards [B, 3]`` (of this step),
-``terminal [B]`` and ``current_player [B]``. Sprøyte never truncates, so there is no
-``truncated``.
+``terminal [B]``, ``truncated [B]`` (a match cut at ``max_deals``) and ``current_player [B]``.
 
 **Randomness (replayable by the scalar engine).** Lane ``i`` owns the generator
 ``lane_rng(seed, i)`` (the ``i``-th child of ``SeedSequence(seed).spawn``, whatever ``B``
