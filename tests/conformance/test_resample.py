@@ -23,12 +23,15 @@ IDS = [c.id for c in CASES]
 
 
 def _random_state(game, rng: np.random.Generator, steps: int):
+    """A live state after up to ``steps`` random moves (the one before the end, if the game ends first:
+    short teaching games would otherwise mostly give finished states, where nothing is hidden)."""
     e = game.new_state()
     e.new_episode(rng)
     for _ in range(steps):
-        if e.terminal or e.truncated:
-            break
+        before = e.clone()
         e.step(random_legal(rng, e.legal_mask()))
+        if e.terminal or e.truncated:
+            return before
     return e
 
 
