@@ -50,7 +50,8 @@ class BatchedEngine:
     """Base class of the batched engines (see the module docstring).
 
     ``Cls(num_envs, seed=None, *, autoreset=True, rngs=None, game=None, **options)``: a
-    configured ``game``, or the options of the game named ``NAME``. ``autoreset``: a lane whose
+    configured ``game``, or the options of the game named ``NAME``. A subclass builds its arrays
+    in :meth:`setup`; the base then deals every lane (``reset()``). ``autoreset``: a lane whose
     game ends in ``step`` is dealt a new episode from its stream at the end of that call;
     ``False`` keeps its final state (mask all zeros) until ``reset(lanes=…)``.
     """
@@ -96,6 +97,12 @@ class BatchedEngine:
         self._all = np.arange(self.num_envs)
         self.truncated = np.zeros(self.num_envs, dtype=bool)
         self.seed(seed, rngs)
+        self.setup()
+        self.reset()  # the batch starts dealt: each lane's first episode is the first of its stream
+
+    def setup(self) -> None:
+        """Build the game's arrays for ``num_envs`` lanes (called once, before the first ``reset``)."""
+        raise NotImplementedError
 
     @classmethod
     def unsupported(cls, game: Game) -> str | None:
@@ -157,6 +164,9 @@ class BatchedEngine:
         return out
 
     # ---- what a game implements ----------------------------------------------------------------------
+    def reset(self, decks=None, dealers=None, lanes=None) -> None:
+        raise NotImplementedError
+
     def legal_actions(self, lane: int) -> list[int]:
         raise NotImplementedError
 

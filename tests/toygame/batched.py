@@ -9,8 +9,6 @@ the end of that ``step`` (``rewards`` and ``terminal`` still describe the step j
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from kortmiljo.core.batched import BatchedEngine
@@ -21,17 +19,7 @@ from .game import BET, BET_OUT, CALL, CHECK, CHECK_BET, CHECKED, FOLD, LEGAL, OP
 class BatchedToy(BatchedEngine):
     NAME = "toy"
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        seed: int | None = None,
-        *,
-        autoreset: bool = True,
-        rngs: Sequence[np.random.Generator] | None = None,
-        game=None,
-        **options,
-    ):
-        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+    def setup(self) -> None:
         g, B = self.game, self.num_envs
         self.ante, self.bet, self.scale = g.ante, g.bet, float(g.ante + g.bet)
         self.o_own, self.o_opp, self.o_staked = g.o_own, g.o_opp, g.o_staked
@@ -48,7 +36,6 @@ class BatchedToy(BatchedEngine):
         self.current_player = np.zeros(B, dtype=np.int64)
         self.rewards = np.zeros((B, 2), dtype=np.float64)
         self.terminal = np.zeros(B, dtype=bool)
-        self.reset()
 
     # ---- episodes ---------------------------------------------------------------------------
     def reset(self, decks=None, dealers=None, lanes=None) -> None:

@@ -75,8 +75,6 @@ the action and the legal actions, before any lane is changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from ...core.batched import BatchedEngine, BatchedIllegalActionError, lane_rng
@@ -132,17 +130,7 @@ class BatchedFemkortskille(BatchedEngine):
 
     NAME = "femkortskille"
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        seed: int | None = None,
-        *,
-        autoreset: bool = True,
-        rngs: Sequence[np.random.Generator] | None = None,
-        game=None,
-        **options,
-    ):
-        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+    def setup(self) -> None:
         spec = self.game  # the configured game: layout, action table, stakes
         n, B, S = self.num_players, self.num_envs, self.obs_size
         self.ante, self.max_deals, self.ante_on_redeal = spec.ante, spec.max_deals, spec.ante_on_redeal
@@ -253,7 +241,6 @@ class BatchedFemkortskille(BatchedEngine):
         self._mask: np.ndarray | None = None
         self._final: dict | None = None
         self._clear_queues()
-        self.reset()
 
     def _build_deal_templates(self) -> np.ndarray:
         """``[dealer, viewer, S]``: every seat's observation right after a deal, less the hand and chips."""

@@ -56,8 +56,6 @@ seat, the action and the legal actions, before any lane is changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from ...core.batched import BatchedEngine, BatchedIllegalActionError, lane_rng
@@ -88,17 +86,7 @@ class BatchedSpokelse(BatchedEngine):
 
     NAME = "spokelse"
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        seed: int | None = None,
-        *,
-        autoreset: bool = True,
-        rngs: Sequence[np.random.Generator] | None = None,
-        game=None,
-        **options,
-    ):
-        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+    def setup(self) -> None:
         spec = self.game  # the configured game: layout offsets, point table, deck
         n, B, S = self.num_players, self.num_envs, self.obs_size
         self.match_to = spec.match_to
@@ -198,7 +186,6 @@ class BatchedSpokelse(BatchedEngine):
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.terminal = np.zeros(B, dtype=bool)
         self._final: dict[str, np.ndarray] | None = None
-        self.reset()
 
     def _build_deal_templates(self) -> np.ndarray:
         """``[dealer, viewer, S]``: every seat's observation right after a deal, less the cards."""

@@ -71,8 +71,6 @@ the action and the legal actions, before any lane is changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 # one error class and one stream rule for every batched engine (callers catch one type)
@@ -139,17 +137,7 @@ class BatchedSproyte(BatchedEngine):
 
     NAME = "sproyte"
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        seed: int | None = None,
-        *,
-        autoreset: bool = True,
-        rngs: Sequence[np.random.Generator] | None = None,
-        game=None,
-        **options,
-    ):
-        super().__init__(num_envs, seed, autoreset=autoreset, rngs=rngs, game=game, **options)
+    def setup(self) -> None:
         spec = self.game  # the configured game: layout offsets, quotas, deck
         B, S = self.num_envs, self.obs_size
         self.variant = spec.variant
@@ -229,7 +217,6 @@ class BatchedSproyte(BatchedEngine):
         self.terminal = np.zeros(B, dtype=bool)
         self._cut = np.zeros(B, dtype=bool)  # matches cut by max_deals, kept until reset (autoreset=False)
         self._final: dict | None = None
-        self.reset()
 
     # ---- properties ----------------------------------------------------------------------------
     @property
