@@ -20,7 +20,7 @@ from typing import TextIO
 
 import numpy as np
 
-from kortmiljo.cli import ArgumentParser, fail, int_arg
+from kortmiljo.cli import ArgumentParser, add_config_option, fail, int_arg
 from kortmiljo.core.game import Game
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
@@ -165,14 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0 to players-1 (default 0)")
     p.add_argument("--seed", type=int_arg(0), default=None, help="seed of the deal, >= 0 (default: random)")
-    p.add_argument(
-        "--config",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game options, e.g. num_players=3 exchange_quota=5,4,3",
-    )
+    add_config_option(p)
     return p
 
 

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from kortmiljo.cli import ArgumentParser, check_output_file, fail, int_arg
+from kortmiljo.cli import ArgumentParser, add_config_option, check_output_file, fail, int_arg
 from kortmiljo.core.game import Game
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
@@ -392,14 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"games to play (1 to {MAX_GAMES:,}), rounded up to whole duplicate deals (default 100)",
     )
     p.add_argument("--seed", type=int_arg(0), default=0, help="seed of the deals and the agents, >= 0 (default 0)")
-    p.add_argument(
-        "--config",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game options, e.g. num_players=3 exchange_quota=5,4,3",
-    )
+    add_config_option(p)
     p.add_argument("--out", help="write the results as JSON here")
     p.add_argument("--plot", help="write a PNG bar chart with the intervals here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

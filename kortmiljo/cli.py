@@ -78,6 +78,18 @@ def int_arg(lo: int, hi: int | None = None):
     return parse
 
 
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--config KEY=VALUE …`` (repeatable), read by :func:`kortmiljo.core.options.parse_options`."""
+    parser.add_argument(
+        "--config",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game options, e.g. num_players=3 exchange_quota=5,4,3",
+    )
+
+
 def check_output_file(option: str, path: str | None) -> None:
     """Refuse, before any work is done, an output file that could not be written at the end:
     a directory, a path below a file, or a folder without write permission (``ValueError``)."""
