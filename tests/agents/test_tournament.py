@@ -272,3 +272,9 @@ def test_games_and_seed_are_bounded_and_named(monkeypatch, capsys, flags, words)
 def test_run_tournament_checks_games_and_seed(kwargs, words):
     with pytest.raises(ValueError, match=words):
         T.run_tournament("spokelse", ["random"], **{"games": 2, **kwargs}, progress=False)
+
+
+def test_help_says_95_percent_once():
+    # the description is printed as written: "95%%" used to reach the screen doubled
+    text = T.build_parser().format_help()
+    assert "95% confidence" in text and "%%" not in text
