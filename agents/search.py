@@ -114,16 +114,6 @@ SAMPLE_COST = 60  # sampling a world costs about as much as this many rollout st
 GENERIC = GENERIC_SEARCH
 
 
-def rollout_policy_for(game: Game, seed: int | None = None) -> Heuristic:
-    """The game's heuristic if it has one registered, else uniform random play."""
-    return heuristic_for(game, seed)
-
-
-def observation_of(engine: Engine, seat: int) -> dict[str, np.ndarray]:
-    """The env-style observation dict of ``seat`` on the engine (mask only for the mover)."""
-    return engine.observation(seat)
-
-
 class SearchPolicy(Policy):
     """Determinized Monte Carlo with heuristic rollouts (see the module docstring)."""
 
@@ -147,7 +137,7 @@ class SearchPolicy(Policy):
         sample_world: Callable[[Engine, int, np.random.Generator], Engine] | None = None,
     ):
         super().__init__(game, seed)
-        self.rollout_policy = rollout_policy_for(self.game, seed)
+        self.rollout_policy = heuristic_for(self.game, seed)  # the game's heuristic, else random play
         # per-stage settings: the heuristic's, then ``stages``, then the plain keyword
         # arguments (which apply to every stage)
         table = {k: dict(v) for k, v in self.rollout_policy.search_settings.items()}
@@ -311,4 +301,4 @@ class SearchPolicy(Policy):
         return float(total)
 
 
-__all__ = ["SearchPolicy", "rollout_policy_for", "observation_of"]
+__all__ = ["SearchPolicy"]

@@ -371,11 +371,6 @@ def plot(results: dict, path: str) -> None:
 
 
 # ---- command line ------------------------------------------------------------------------
-def parse_config(items: Sequence[str] | None) -> dict:
-    """``--config`` items as game options (:func:`kortmiljo.core.options.parse_options`, shared by every command)."""
-    return parse_options(items)
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog="kortmiljo eval",
@@ -417,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     prog = "kortmiljo eval"
     try:
         check_outputs(args.out, args.plot)
-        config = parse_config(args.config)
+        config = parse_options(args.config)
         results = run_tournament(args.game, args.agents, args.games, config, args.seed, progress=not args.no_progress)
     except ValueError as err:
         return fail(prog, err)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.search import observation_of
 from kortmiljo import game_names, load_game
 
 SHORT_DECK = [r + "S" for r in "A23456789TJQK"] + ["AH", "2H", "8H", "KH", "QH"]
@@ -52,7 +51,7 @@ def play_engine(game: str, config: dict, policies, seed: int, deck=None, dealer=
     steps = 0
     while not (e.terminal or e.truncated):
         s = e.current_player
-        obs = observation_of(e, s)
+        obs = e.observation(s)
         p = policies[s % len(policies)]
         a = p.act(obs, e if p.needs_engine else None)
         if check_legal:

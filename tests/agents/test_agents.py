@@ -8,7 +8,7 @@ import pytest
 
 from agents.base import RandomPolicy
 from agents.registry import available_agents, make_agent
-from agents.search import SearchPolicy, observation_of
+from agents.search import SearchPolicy
 from kortmiljo import load_game
 
 from .common import CONFIGS, GAME_CONFIGS, GAMES, config_id, play_engine
@@ -36,7 +36,7 @@ def test_search_picks_legal_actions(game, config):
     decisions = 0
     while not (e.terminal or e.truncated) and decisions < 4:
         s = e.current_player
-        obs = observation_of(e, s)
+        obs = e.observation(s)
         a = search.act(obs, e)
         assert obs["action_mask"][a] == 1
         decisions += int(obs["action_mask"].sum() > 1)
@@ -64,7 +64,7 @@ def test_agents_are_deterministic_given_their_seed(game, agent):
         other = make_agent("heuristic", game, seed=0)
         chosen = []
         while not (e.terminal or e.truncated) and len(chosen) < (6 if agent == "search" else 12):
-            obs = observation_of(e, e.current_player)
+            obs = e.observation(e.current_player)
             a = p.act(obs, e if p.needs_engine else None)
             chosen.append(a)
             e.step(a if len(chosen) % 2 else other.act(obs))
@@ -93,7 +93,7 @@ def test_spokelse_heuristic_fast_paths_equal_act(config):
         e.new_episode(rng)
         while not e.terminal:
             s = e.current_player
-            obs = observation_of(e, s)
+            obs = e.observation(s)
             a = h.act(obs)
             assert a == h.act_seat(e, s)
             if rng.random() < 0.25:
@@ -121,7 +121,7 @@ def test_heuristic_act_batch_rejects_a_row_without_legal_actions(game):
     h = make_agent("heuristic", game)
     e = load_game(game).new_state()
     e.new_episode(np.random.default_rng(0))
-    obs = observation_of(e, e.current_player)
+    obs = e.observation(e.current_player)
     batch = {k: np.stack([v, v]) for k, v in obs.items()}
     batch["action_mask"][1] = 0
     with pytest.raises(ValueError, match="row 1"):
@@ -139,7 +139,7 @@ def test_heuristic_act_batch_equals_act(game, config):
     for _ in range(12 if game == "spokelse" else 4):
         e.new_episode(rng)
         while not (e.terminal or e.truncated):
-            obs = observation_of(e, e.current_player)
+            obs = e.observation(e.current_player)
             obs_rows.append(obs)
             e.step(h.act(obs) if rng.random() < 0.7 else int(rng.choice(e.legal_actions())))
     batch = {k: np.stack([o[k] for o in obs_rows]) for k in obs_rows[0]}
@@ -176,7 +176,7 @@ def _decision_states(game, config, count, seed=0):
     rng = np.random.default_rng(seed)
     out = []
     while not (e.terminal or e.truncated) and len(out) < count:
-        obs = observation_of(e, e.current_player)
+        obs = e.observation(e.current_player)
         if obs["action_mask"].sum() > 1 and rng.random() < 0.5:
             out.append(e.clone())
         e.step(heur.act(obs))
@@ -186,7 +186,7 @@ def _decision_states(game, config, count, seed=0):
 @pytest.mark.parametrize("game", GAMES)
 def test_search_reads_the_engine_only_through_resample(game):
     for st in _decision_states(game, {}, 3):
-        obs = observation_of(st, st.current_player)
+        obs = st.observation(st.current_player)
         a = make_agent("search", game, seed=4, worlds=3).act(obs, OnlyResample(st))
         assert a == make_agent("search", game, seed=4, worlds=3).act(obs, st)
 
@@ -216,12 +216,12 @@ def test_search_decision_unchanged_when_the_hidden_cards_are_resampled(game, con
     worlds = 12 if game == "spokelse" else 2
     for st in states:
         seat = st.current_player
-        obs = observation_of(st, seat)
+        obs = st.observation(seat)
         base = make_agent("search", game, config, seed=9, worlds=worlds)
         a0 = base.act(obs, st)
         for k in range(4 if game == "spokelse" else 2):
             other = st.resample(seat, np.random.default_rng(1000 + k))
-            assert np.array_equal(observation_of(other, seat)["observation"], obs["observation"])
+            assert np.array_equal(other.observation(seat)["observation"], obs["observation"])
             if k == 0:
                 assert (other.locations() != st.locations()).any()  # the hidden cards really moved
             s = make_agent("search", game, config, seed=9, worlds=worlds)

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from agents.search import observation_of
 from agents.tournament import mean_ci
 from kortmiljo import load_game
 from kortmiljo.games.sproyte import SproyteEngine
@@ -113,7 +112,7 @@ def _states(game, phase, count, seed=0):
 def test_searched_stages_read_the_engine_only_through_resample(game):
     # test_agents.py samples decisions of every stage; here only those that are searched
     for st in _states(game, 2 if game == "sproyte" else 4, 3, seed=3):
-        obs = observation_of(st, st.current_player)
+        obs = st.observation(st.current_player)
         a = make_agent("search", game, seed=4, worlds=3, step_budget=None).act(obs, OnlyResample(st))
         assert a == make_agent("search", game, seed=4, worlds=3, step_budget=None).act(obs, st)
 
@@ -181,5 +180,5 @@ def test_sample_world_replaces_the_belief():
     e = load_game("spokelse").new_state()
     e.new_episode(np.random.default_rng(0))
     s = make_agent("search", "spokelse", seed=1, worlds=5, step_budget=None, sample_world=sampler)
-    s.act(observation_of(e, e.current_player), e)
+    s.act(e.observation(e.current_player), e)
     assert calls == [e.current_player] * 5

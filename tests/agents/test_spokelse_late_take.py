@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.search import observation_of
 from agents.spokelse_heuristic import DRAW, TAKE, SpokelseHeuristic
 from kortmiljo import load_game
 from kortmiljo.games.spokelse import SpokelseEngine
@@ -24,7 +23,7 @@ def _late_positions(seed: int, games: int):
         while not e.terminal:
             s = e.current_player
             if len(e.stock) <= 5:
-                rows.append((observation_of(e, s), e.clone(), s))
+                rows.append((e.observation(s), e.clone(), s))
             e.step(v0.act_seat(e, s))
     return rows
 

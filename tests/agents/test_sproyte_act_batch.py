@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.search import observation_of
 from kortmiljo import load_game
 from kortmiljo.games.sproyte.game import DONE, GRAND, NULLO, TRUMP, Phase
 
@@ -26,7 +25,7 @@ def _rows(config: dict, seed: int, want: int) -> tuple[list[dict], int, set]:
         e.new_episode(rng)
         p_random = rng.random()
         while not (e.terminal or e.truncated):
-            obs = observation_of(e, e.current_player)
+            obs = e.observation(e.current_player)
             rows.append(obs)
             if e.phase == Phase.PLAY and obs["action_mask"].sum() > 1:
                 n_play += 1

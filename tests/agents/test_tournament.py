@@ -12,6 +12,7 @@ import pytest
 
 from agents import tournament as T
 from agents.base import Policy
+from kortmiljo.core.options import parse_options
 
 from .common import GAMES
 
@@ -55,8 +56,8 @@ def test_unique_names():
     assert T.unique_names(["a", "b"]) == ["a", "b"]
 
 
-def test_parse_config():
-    got = T.parse_config(
+def test_the_shared_config_parser():
+    got = parse_options(
         ["num_players=3", "jack_points=11", "match_to=none", "poker=true", "x=0.5", "q=5,4,3", "v=tretten"]
     )
     assert got == {
@@ -69,7 +70,7 @@ def test_parse_config():
         "v": "tretten",
     }
     with pytest.raises(ValueError):
-        T.parse_config(["oops"])
+        parse_options(["oops"])
 
 
 def test_tournament_shape_and_duplicate_symmetry():
