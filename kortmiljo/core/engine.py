@@ -73,6 +73,7 @@ class Engine(ABC):
     truncated: bool = False
     rewards: list[float]
     history: list[tuple[int, int]]  # (seat, action) of this episode, in order
+    deal_log: list[tuple[int, list[int]]]  # (dealer, deck as card ints, top first) of every deal so far
 
     def __init__(self, game: Game | None = None, **options: Any):
         if game is None:
@@ -105,33 +106,106 @@ class Engine(ABC):
         No game but Femkortskille with ``payments_stay`` carries any; the default does nothing.
         """
 
-    def check_episode(self, deck: Sequence[str] | None = None, dealer: int | None = None):
-        """Validate a stacked deck and a dealer without touching any state: ``(cards or None,
-        dealer or None)``; a bad one raises ``ValueError`` saying what is wrong."""
+    def check_episode(
+        self,
+        deck: Sequence[str] | None = None,
+        dealer: int | None = None,
+        later_decks: Sequence[Sequence[str]] | None = None,
+        carry: Any = None,
+    ):
+        """Validate a stacked deck, a dealer, the stacked decks of later deals and a carried-in
+        state without touching any state: ``(cards or None, dealer or None, later card lists,
+        carry or None)``; a bad one raises ``ValueError`` saying what is wrong."""
         if dealer is not None:
             dealer = check_dealer(dealer, self.num_players)
         cards = self.deck.parse_deck(deck) if deck is not None else None
-        return cards, dealer
+        later: list[list[int]] = []
+        if later_decks is not None:
+            if isinstance(later_decks, (str, bytes)) or not isinstance(later_decks, (list, tuple)):
+                raise ValueError(
+                    f"later_decks must be a list of stacked decks (one list of card codes per later deal), "
+                    f"got {type(later_decks).__name__}"
+                )
+            for i, d in enumerate(later_decks):
+                try:
+                    later.append(self.check_episode(d)[0])
+                except ValueError as err:
+                    raise ValueError(f"later_decks[{i}]: {err}") from None
+        if carry is not None:
+            carry = self.check_carry(carry)
+        return cards, dealer, later, carry
 
     def new_episode(
-        self, rng: np.random.Generator, deck: Sequence[str] | None = None, dealer: int | None = None
+        self,
+        rng: np.random.Generator,
+        deck: Sequence[str] | None = None,
+        dealer: int | None = None,
+        later_decks: Sequence[Sequence[str]] | None = None,
+        carry: Any = None,
     ) -> None:
-        """Start an episode: validate a stacked deck and dealer (before any change), or draw them from ``rng``."""
-        cards, dealer = self.check_episode(deck, dealer)
+        """Start an episode: validate a stacked deck and dealer (before any change), or draw them from ``rng``.
+
+        ``later_decks`` stack the deals after the first (a match, a redeal) in order; deals past
+        them are shuffled from ``rng``. ``carry`` is the state carried in from an earlier episode
+        (see :meth:`carry_in`); a record restores both.
+        """
+        cards, dealer, later, carry = self.check_episode(deck, dealer, later_decks, carry)
         if dealer is None:
             dealer = self.draw_dealer(rng)
         self.rng = rng
         self.history = []
         self.terminal = self.truncated = False
         self.rewards = [0.0] * self.num_players
+        if carry is not None:
+            self.set_carry(carry)
+        if cards is None:
+            cards = self.shuffled_deck()
+        self._later = later[::-1]  # popped from the end
+        self.deal_log = [(int(dealer), cards)]
         self._start(cards, int(dealer))
+
+    def next_deck(self, dealer: int) -> list[int]:
+        """The deck of a later deal of this episode, dealt by ``dealer``: the next stacked one, else
+        a shuffle from the episode's ``rng``. Games call this for every deal after the first, so
+        that :attr:`deals` (what a record stores) holds every deal."""
+        deck = self._later.pop() if self._later else self.shuffled_deck()
+        self.deal_log.append((int(dealer), deck))
+        return deck
 
     def shuffled_deck(self) -> list[int]:
         return [self.deck.cards[i] for i in self.rng.permutation(len(self.deck.cards))]
 
+    # ---- state carried between episodes -----------------------------------------
+    def carry_in(self) -> Any:
+        """The state this episode started with from the one before (JSON-able), or None.
+
+        Only Femkortskille's ``payments_stay`` pot carries over; other games return None.
+        """
+        return None
+
+    def check_carry(self, carry: Any) -> Any:
+        """A carried-in state for :meth:`new_episode` (``ValueError`` if this game carries none)."""
+        raise ValueError(f"{self.game.name} {self.game.config} carries no state between episodes; carry must be None")
+
+    def set_carry(self, carry: Any) -> None:  # noqa: B027 (only games that carry state override it)
+        """Start the next episode from this carried-in state (already checked)."""
+
+    # ---- what records and viewers read --------------------------------------------
+    def moment(self) -> tuple[str | None, int | None]:
+        """The public phase of the game now (``"exchange"``, ``"play"``…) and the trick number
+        (from 0) where tricks are played, else None: what a record notes for each move."""
+        return None, None
+
+    def known_cards(self, seat: int) -> list[int]:
+        """The cards (ints) ``seat`` can locate now: by default those its ``unseen`` clears. A deck
+        with identical copies overrides this, since ``unseen`` counts copies, not cards."""
+        u = self.unseen(seat)
+        return [c for c in self.deck.cards if not u[c]]
+
     @abstractmethod
     def _start(self, deck: list[int] | None, dealer: int) -> None:
-        """Reset all state and deal the first deal (``deck`` None → shuffle from ``self.rng``)."""
+        """Reset all state and deal the first deal from ``deck`` (card ints, top first); later
+        deals take their deck from :meth:`next_deck`."""
 
     # ---- moves ------------------------------------------------------------
     @abstractmethod

@@ -31,8 +31,14 @@ def check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
+# the ``reset`` options that set up an episode, in ``Engine.new_episode``'s order: the stacked deck
+# and dealer of the first deal (the rules contract), then what a record restores: the stacked decks
+# of later deals and the state carried in from an earlier episode
+EPISODE_OPTIONS = ("deck", "dealer", "later_decks", "carry")
+
+
 def check_reset_options(options: Any) -> dict:
-    """``reset`` options: None or a mapping (other keys than ``deck`` and ``dealer`` are ignored)."""
+    """``reset`` options: None or a mapping (keys other than :data:`EPISODE_OPTIONS` are ignored)."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
@@ -86,13 +92,14 @@ class CardGameEnv(AECEnv):
         # everything is checked before anything changes: a refused reset leaves the env as it was
         seed = check_seed(seed)
         options = check_reset_options(options)
-        self.engine.check_episode(options.get("deck"), options.get("dealer"))
+        episode = [options.get(k) for k in EPISODE_OPTIONS]
+        self.engine.check_episode(*episode)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
             # a new random stream is a new session: an engine that carries state from one
             # episode to the next (Femkortskille payments_stay's pot) starts afresh
             self.engine.new_session()
-        self.engine.new_episode(self._rng, options.get("deck"), options.get("dealer"))
+        self.engine.new_episode(self._rng, *episode)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -14,8 +14,7 @@ class ToyEngine(Engine):
 
     NAME = "toy"
 
-    def _start(self, deck: list[int] | None, dealer: int) -> None:
-        deck = deck if deck is not None else self.shuffled_deck()
+    def _start(self, deck: list[int], dealer: int) -> None:
         self.dealer = dealer
         first = (dealer + 1) % 2
         self.cards = [0, 0]

@@ -53,10 +53,24 @@ class FemkortskilleEngine(Engine):
         """Forget what carries between episodes (the payments_stay pot): the next episode starts afresh."""
         self._carry = 0
 
-    def check_episode(self, deck=None, dealer=None):
+    def check_episode(self, deck=None, dealer=None, later_decks=None, carry=None):
         if deck is not None:
             self._check_deck(deck)
-        return super().check_episode(deck, dealer)
+        return super().check_episode(deck, dealer, later_decks, carry)
+
+    def carry_in(self):
+        return {"pot": self.pot_carried} if self.payments_stay else None
+
+    def check_carry(self, carry):
+        if not self.payments_stay:
+            return super().check_carry(carry)
+        pot = carry.get("pot") if isinstance(carry, dict) and set(carry) == {"pot"} else None
+        if isinstance(pot, bool) or not isinstance(pot, (int, float)) or not 0 <= pot < float("inf"):
+            raise ValueError(f"carry must be {{'pot': chips}} with chips a number >= 0 (the pot carried in), got {carry!r}")
+        return {"pot": pot}
+
+    def set_carry(self, carry):
+        self._carry = carry["pot"]
 
     def _check_deck(self, deck) -> None:
         """Refuse a third copy of a rank before any state changes (``Deck.parse_deck`` counts
@@ -90,7 +104,7 @@ class FemkortskilleEngine(Engine):
         self.winner = -1
         self.pot_won = 0
         self._ante()
-        self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
+        self._deal(deck, dealer)
 
     def shuffled_deck(self) -> list[int]:
         # the kille deck's cards are 0..41, so this equals Engine.shuffled_deck, without the lookups
@@ -509,7 +523,8 @@ class FemkortskilleEngine(Engine):
             return
         if self.ante_on_redeal:
             self._ante()
-        self._deal(self.shuffled_deck(), (self.dealer + 1) % self.num_players)
+        dealer = (self.dealer + 1) % self.num_players
+        self._deal(self.next_deck(dealer), dealer)
 
     def _end(self, truncated: bool) -> None:
         self.terminal = not truncated
@@ -530,6 +545,18 @@ class FemkortskilleEngine(Engine):
 
     def unseen(self, seat: int) -> np.ndarray:
         return self._unseen[seat].copy()
+
+    def moment(self):
+        return self.phase.name.lower(), (self.trick_no if self.phase is Phase.PLAY else None)
+
+    def known_cards(self, seat: int) -> list[int]:
+        """The cards ``seat`` can locate: its hand and discards, every card played, shown hands."""
+        out = [*self.hands[seat], *self.discards[seat]]
+        for s in range(self.num_players):
+            out += self.played[s]
+            if s != seat and self.status[s] == Status.SHOWED:
+                out += self.hands[s]
+        return out
 
     def known_counts(self, seat: int) -> list[int]:
         """Copies of each rank ``seat`` can locate, recomputed from the state (no incremental updates)."""
@@ -584,7 +611,7 @@ class FemkortskilleEngine(Engine):
         new = copy.copy(self)
         for name in ("net", "status", "stake", "knocked", "skit", "shown", "bid", "round_bet", "need", "active",
                      "in_play", "next_in_play", "trick_seats", "trick_ranks", "tricks_won", "cap", "order",
-                     "waiting", "stock", "deal_deck", "rewards", "history"):  # fmt: skip
+                     "waiting", "stock", "deal_deck", "rewards", "history", "deal_log", "_later"):  # fmt: skip
             setattr(new, name, getattr(self, name)[:])
         for name in ("hands", "initial", "discards", "played", "_kn"):
             setattr(new, name, [x[:] for x in getattr(self, name)])

@@ -27,7 +27,7 @@ class SpokelseEngine(Engine):
         self.totals = [0.0] * n
         self.round_no = 0
         self.last_sums: list[float] | None = None
-        self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
+        self._deal(deck, dealer)
 
     def _deal(self, deck: list[int], dealer: int) -> None:
         n, k = self.num_players, self.num_slots
@@ -203,7 +203,8 @@ class SpokelseEngine(Engine):
             self.totals[s] += sums[s]
         in_match = self.match_to is not None
         if in_match and max(self.totals) < self.match_to:
-            self._deal(self.shuffled_deck(), (self.dealer + 1) % n)
+            dealer = (self.dealer + 1) % n
+            self._deal(self.next_deck(dealer), dealer)
             return
         scores = self.totals if in_match else sums
         self.phase = Phase.OVER
@@ -239,6 +240,9 @@ class SpokelseEngine(Engine):
             self._refresh()
 
     # ---- views ----------------------------------------------------------------
+    def moment(self):
+        return self.phase.name.lower(), None
+
 
     def observe(self, seat: int) -> np.ndarray:
         return self._obs[seat].copy()
@@ -355,6 +359,7 @@ class SpokelseEngine(Engine):
         new.totals = self.totals[:]
         new.rewards = self.rewards[:]
         new.history = self.history[:]
+        new.deal_log, new._later = self.deal_log[:], self._later[:]
         if hasattr(self, "rng"):  # an exact copy: the same future deals, drawn from its own generator
             new.rng = copy.deepcopy(self.rng)
         return new

@@ -53,7 +53,7 @@ class SproyteEngine(Engine):
         self.totals = [0] * N
         self.deal_no = 0
         self.final_points: list[int] | None = None
-        self._deal(deck if deck is not None else self.shuffled_deck(), dealer)
+        self._deal(deck, dealer)
 
     def _deal(self, deck: list[int], dealer: int) -> None:
         self.dealer = dealer
@@ -335,7 +335,8 @@ class SproyteEngine(Engine):
         if self.match_to is not None and max(self.totals) < self.match_to:
             if self.max_deals is None or self.deal_no + 1 < self.max_deals:
                 self.deal_no += 1
-                self._deal(self.shuffled_deck(), (self.dealer + 1) % N)
+                dealer = (self.dealer + 1) % N
+                self._deal(self.next_deck(dealer), dealer)
                 return
             # max_deals: the match is cut after its last deal, as that deal ended (rewards 0)
             self.phase = Phase.OVER
@@ -453,6 +454,9 @@ class SproyteEngine(Engine):
         return self.layout.split(observation)
 
     # ---- knowledge ------------------------------------------------------------
+    def moment(self):
+        return self.phase.name.lower(), (self.trick_no if self.phase is Phase.PLAY else None)
+
     def unseen(self, seat: int) -> np.ndarray:
         return self._unseen[seat].copy()
 
@@ -541,6 +545,7 @@ class SproyteEngine(Engine):
         new.deck_order = self.deck_order[:]
         new.rewards = self.rewards[:]
         new.history = self.history[:]
+        new.deal_log, new._later = self.deal_log[:], self._later[:]
         new._unseen = self._unseen.copy()
         new._uflat = new._unseen.reshape(-1)
         new._obs = self._obs.copy()
