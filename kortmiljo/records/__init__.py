@@ -1,0 +1,30 @@
+"""Game records: save, share, replay and restore any episode (docs/records.md).
+
+* :class:`RecordEpisode` records the episodes of any kortmiljo AEC env;
+* :func:`load` / :func:`load_all` read a record file (JSON, or JSON Lines), validating it against
+  the shipped JSON Schema and replaying its moves; :func:`save` writes one atomically;
+* :func:`restore` gives a fresh env at any move, equal to the original run there;
+* :func:`redact` gives the record as one seat knew it, the only form in which it should be shared;
+* :func:`to_text` gives the text form people read (``kortmiljo replay FILE``).
+"""
+
+from .format import FORMAT, FORMAT_VERSION, Record, RecordError, from_dict, load, load_all, loads, save, schema
+from .recorder import RecordEpisode, build_record
+from .replay import restore, verify
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "Record",
+    "RecordEpisode",
+    "RecordError",
+    "build_record",
+    "from_dict",
+    "load",
+    "load_all",
+    "loads",
+    "restore",
+    "save",
+    "schema",
+    "verify",
+]

@@ -1,0 +1,368 @@
+"""The record format: one episode as one JSON document, and files of one or many.
+
+A record is what the tournament, ``kortmiljo play``, the replay viewer and research code
+exchange: the configured game, every deal's stacked deck and dealer, every move by name, and
+the result (docs/records.md). The JSON Schema ``record.schema.json`` beside this module is the
+format's definition; :func:`from_dict` validates against it, then checks what a schema cannot
+(a known game and options, decks that are permutations), and :func:`load` replays the moves as
+well (:func:`kortmiljo.records.replay.verify`), so a record that loads is one that can be restored.
+
+A file holds one record (``.json``) or many, one per line (JSON Lines, ``.jsonl``). Files are
+written atomically: a temporary file in the same folder, then ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMAT = "kortmiljo-record"
+FORMAT_VERSION = 1
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a record is kilobytes; a larger file is not one of ours
+STATUSES = ("finished", "truncated", "unfinished")
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or restored: says where (file, record, move) and what is wrong."""
+
+
+@dataclass
+class Record:
+    """One episode (the fields of the JSON document; see ``record.schema.json``).
+
+    ``deals[d]`` is ``{"dealer": k, "deck": [codes]}``; ``actions[i]`` is ``{"seat", "action",
+    "deal"}`` plus the optional ``phase``, ``trick``, ``policy``, ``value`` (and ``seen`` in a
+    redacted record). ``source`` says where a loaded record came from (for error messages); it is
+    not part of the document.
+    """
+
+    game: str
+    config: dict[str, Any]
+    deals: list[dict[str, Any]]
+    actions: list[dict[str, Any]]
+    rewards: dict[str, float]
+    infos: dict[str, dict[str, Any]]
+    status: str
+    seats: dict[str, str | None]
+    game_version: int = 0
+    env: str = ""
+    seed: int | None = None
+    carry: Any = None
+    kortmiljo: str = ""
+    created: str = ""
+    redacted_for: str | None = None
+    event: dict[str, Any] = field(default_factory=dict)
+    source: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def num_players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def redacted(self) -> bool:
+        return self.redacted_for is not None
+
+    def where(self, move: int | None = None) -> str:
+        """``file``, ``file, move 12 (player_1 'play:QS')``: the prefix of every error about this record."""
+        text = self.source or "record"
+        if move is not None:
+            text += f", move {move}"
+            if 0 <= move < len(self.actions):
+                a = self.actions[move]
+                text += f" ({a.get('seat')} {a.get('action')!r})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "kortmiljo": self.kortmiljo,
+            "game": self.game,
+            "game_version": self.game_version,
+            "env": self.env,
+            "config": jsonable(self.config),
+            "seats": dict(self.seats),
+            "seed": self.seed,
+            "created": self.created,
+            "carry": jsonable(self.carry),
+            "deals": [{"dealer": int(x["dealer"]), "deck": list(x["deck"])} for x in self.deals],
+            "actions": [jsonable(a) for a in self.actions],
+            "status": self.status,
+            "rewards": {k: float(v) for k, v in self.rewards.items()},
+            "infos": jsonable(self.infos),
+        }
+        if self.redacted_for is not None:
+            d["redacted_for"] = self.redacted_for
+        if self.event:
+            d["event"] = jsonable(self.event)
+        return d
+
+
+def jsonable(x: Any) -> Any:
+    """``x`` as plain JSON values: numpy scalars and arrays to Python, tuples to lists, keys to str."""
+    if isinstance(x, Mapping):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist())
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# ---- validation -----------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The JSON Schema of the format (``record.schema.json``, shipped in the package)."""
+    return json.loads((Path(__file__).with_name("record.schema.json")).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema())
+
+
+def _schema_error(err, where: str, doc: Mapping[str, Any]) -> RecordError:
+    path = list(err.absolute_path)
+    at = where
+    if len(path) >= 2 and path[0] == "actions" and isinstance(path[1], int):
+        at += f", move {path[1]}"
+        path = path[2:]
+    elif len(path) >= 2 and path[0] == "deals" and isinstance(path[1], int):
+        at += f", deal {path[1]}"
+        path = path[2:]
+    field_name = ".".join(str(p) for p in path) or "the document"
+    return RecordError(f"{at}: {field_name}: {err.message}")
+
+
+def from_dict(doc: Any, source: str | None = None) -> Record:
+    """A :class:`Record` from its JSON document, checked against the schema and the game.
+
+    Refused with :class:`RecordError` (naming ``source``, the move and what is wrong): not a
+    kortmiljo record, a newer ``format_version``, a schema violation, an unknown game or option,
+    a deck that is not a permutation of the game's deck, seats that do not match the game.
+    The moves are checked by :func:`kortmiljo.records.replay.verify` (``load`` does both).
+    """
+    where = source or "record"
+    if not isinstance(doc, Mapping):
+        raise RecordError(f"{where}: a record is a JSON object, got {type(doc).__name__}")
+    if doc.get("format") != FORMAT:
+        raise RecordError(f"{where}: not a kortmiljo record (its format is {doc.get('format')!r}, expected {FORMAT!r})")
+    version = doc.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+        raise RecordError(
+            f"{where}: format_version {version} is newer than this kortmiljo reads (up to {FORMAT_VERSION}); "
+            "upgrade kortmiljo to read it"
+        )
+    err = next(iter(sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
+    if err is not None:
+        raise _schema_error(err, where, doc)
+    rec = Record(
+        game=doc["game"],
+        config=dict(doc["config"]),
+        deals=[dict(d) for d in doc["deals"]],
+        actions=[dict(a) for a in doc["actions"]],
+        rewards=dict(doc["rewards"]),
+        infos={k: dict(v) for k, v in doc["infos"].items()},
+        status=doc["status"],
+        seats=dict(doc["seats"]),
+        game_version=doc["game_version"],
+        env=doc["env"],
+        seed=doc["seed"],
+        carry=doc.get("carry"),
+        kortmiljo=doc["kortmiljo"],
+        created=doc["created"],
+        redacted_for=doc.get("redacted_for"),
+        event=dict(doc.get("event") or {}),
+        source=source,
+    )
+    check_game(rec)
+    return rec
+
+
+def check_game(rec: Record):
+    """The record's game, options, seats and decks agree with the registered game; the configured game."""
+    from ..core.registry import game_names, load_game
+
+    where = rec.where()
+    if rec.game not in game_names():
+        raise RecordError(f"{where}: unknown game {rec.game!r}; known games: {', '.join(game_names())}")
+    try:
+        game = load_game(rec.game, **rec.config)
+    except (ValueError, TypeError) as err:
+        raise RecordError(f"{where}: config: {err}") from None
+    if rec.game_version != game.version:
+        raise RecordError(
+            f"{where}: the record is of {rec.game} v{rec.game_version}, this kortmiljo plays v{game.version} "
+            "(its rules or observations differ; use the kortmiljo version that wrote it)"
+        )
+    seats = [f"player_{i}" for i in range(game.num_players)]
+    for name, got in (("seats", rec.seats), ("rewards", rec.rewards), ("infos", rec.infos)):
+        if sorted(got) != sorted(seats) and not (name == "infos" and not got):
+            raise RecordError(f"{where}: {name} must name the seats {', '.join(seats)}, got {', '.join(got) or 'none'}")
+    if rec.redacted_for is not None and rec.redacted_for not in seats:
+        raise RecordError(f"{where}: redacted_for {rec.redacted_for!r} is not a seat ({', '.join(seats)})")
+    for k, v in rec.rewards.items():
+        if not math.isfinite(v):
+            raise RecordError(f"{where}: rewards.{k} is {v}, not a finite number")
+    state = game.new_state()
+    for d, deal in enumerate(rec.deals):
+        if not 0 <= deal["dealer"] < game.num_players:
+            raise RecordError(f"{where}, deal {d}: dealer {deal['dealer']} is not a seat 0..{game.num_players - 1}")
+        deck = deal["deck"]
+        if rec.redacted:
+            _check_partial_deck(state, deck, f"{where}, deal {d}")
+            continue
+        if any(c is None for c in deck):
+            raise RecordError(f"{where}, deal {d}: deck has hidden cards (null) but the record is not redacted")
+        try:
+            state.check_episode(deck)
+        except ValueError as err:
+            raise RecordError(f"{where}, deal {d}: {err}") from None
+    if rec.carry is not None and not rec.redacted:
+        try:
+            state.check_episode(carry=rec.carry)
+        except ValueError as err:
+            raise RecordError(f"{where}: {err}") from None
+    for i, a in enumerate(rec.actions):
+        if a["seat"] not in seats:
+            raise RecordError(f"{rec.where(i)}: seat {a['seat']!r} is not a seat of this game ({', '.join(seats)})")
+        if a["deal"] >= len(rec.deals):
+            raise RecordError(f"{rec.where(i)}: deal {a['deal']} but the record has {len(rec.deals)} deals")
+    return game
+
+
+def _check_partial_deck(state, deck: list, where: str) -> None:
+    """A redacted deck: the right length, and its known cards a sub-multiset of the game's deck."""
+    if len(deck) != len(state.deck):
+        raise RecordError(f"{where}: deck has {len(deck)} cards, the {state.deck.name} deck needs {len(state.deck)}")
+    full = [state.deck.code(c) for c in state.deck.cards]
+    left = {c: full.count(c) for c in full}
+    for code in deck:
+        if code is None:
+            continue
+        try:
+            key = state.deck.code(state.deck.parse(code))
+        except ValueError as err:
+            raise RecordError(f"{where}: {err}") from None
+        left[key] -= 1
+        if left[key] < 0:
+            raise RecordError(f"{where}: deck has card {code} more often than the {state.deck.name} deck")
+
+
+# ---- files --------------------------------------------------------------------------------------
+def dumps(record: Record, indent: int | None = 1) -> str:
+    """The record as JSON text (``indent=None``: one line, as in a JSON Lines file)."""
+    return json.dumps(record.to_dict(), ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def loads(text: str, source: str | None = None, verify: bool = True) -> Record:
+    """A record from JSON text (see :func:`load`)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{source or 'record'}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})")
+    rec = from_dict(doc, source)
+    if verify:
+        from .replay import verify as verify_moves
+
+        verify_moves(rec)
+    return rec
+
+
+def _read(path: str | os.PathLike) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise RecordError(f"{p}: no such record file")
+    size = p.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise RecordError(f"{p}: {size:,} bytes is larger than a record file can be ({MAX_FILE_BYTES:,})")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise RecordError(f"{p}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+
+def load_all(path: str | os.PathLike, verify: bool = True) -> list[Record]:
+    """Every record of a file: one JSON document, or JSON Lines (one record per line).
+
+    Each is validated (:func:`from_dict`) and, with ``verify``, replayed move by move, so a
+    truncated, corrupt, newer or tampered record is refused with a :class:`RecordError` that
+    names the file, the line, the move and what is wrong. Blank lines are the only thing skipped.
+    """
+    text = _read(path)
+    src = str(path)
+    if not text.strip():
+        raise RecordError(f"{src}: the file is empty")
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if len(lines) > 1 and _is_json(lines[0][1]):  # JSON Lines: every line a whole record
+        return [loads(line, f"{src} line {n}", verify) for n, line in lines]
+    return [loads(text, src, verify)]  # one document (pretty-printed or not); a JSON error says where
+
+
+def _is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def load(path: str | os.PathLike, index: int | None = None, verify: bool = True) -> Record:
+    """The record in ``path`` (``index``: the one at that position of a JSON Lines file)."""
+    records = load_all(path, verify)
+    if index is None:
+        if len(records) > 1:
+            raise RecordError(
+                f"{path}: the file holds {len(records)} records; pass index=0..{len(records) - 1} or use load_all"
+            )
+        return records[0]
+    if not 0 <= index < len(records):
+        raise RecordError(f"{path}: index {index} is out of range; the file holds {len(records)} records")
+    return records[index]
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save(records: Record | Iterable[Record], path: str | os.PathLike) -> None:
+    """Write one record (a ``.json`` file) or many (JSON Lines: any ``.jsonl`` file, or a list), atomically."""
+    if isinstance(records, Record):
+        if str(path).endswith(".jsonl"):
+            text = dumps(records, indent=None) + "\n"
+        else:
+            text = dumps(records) + "\n"
+    else:
+        text = "".join(dumps(r, indent=None) + "\n" for r in records)
+    atomic_write_text(path, text)

@@ -1,0 +1,160 @@
+"""Reading a record back into play: :func:`restore` any position, :func:`verify` a whole record.
+
+A record holds everything that decided its episode (the decks of every deal, the dealer, the
+moves, a carried-in pot), so replaying its moves through a fresh engine gives back every
+position exactly: each observation, mask, ``unseen``, reward and info equals the original run's.
+Deals after the recorded ones (when a restored game is played on) are shuffled from the record's
+seed, so they differ from the original run's once play leaves the record.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import IllegalActionError
+from .format import Record, RecordError, check_game, jsonable, load
+
+
+def as_record(record: Record | str | os.PathLike) -> Record:
+    return record if isinstance(record, Record) else load(record)
+
+
+def episode_options(record: Record) -> dict[str, Any]:
+    """The ``reset`` options that deal the record's episode: deck and dealer, later decks, carry."""
+    if record.redacted:
+        raise RecordError(
+            f"{record.where()}: the record is redacted for {record.redacted_for}; its hidden cards are gone, "
+            "so it can be read and printed but not restored (use the full record)"
+        )
+    first, *later = record.deals
+    options: dict[str, Any] = {"deck": list(first["deck"]), "dealer": first["dealer"]}
+    if later:
+        options["later_decks"] = [list(d["deck"]) for d in later]
+    if record.carry is not None:
+        options["carry"] = record.carry
+    return options
+
+
+def _action(game, record: Record, i: int) -> int:
+    try:
+        return game.action_from_string(record.actions[i]["action"])
+    except ValueError as err:
+        raise RecordError(f"{record.where(i)}: {err}") from None
+
+
+def restore(record: Record | str | os.PathLike, step: int | None = None, render_mode: str | None = None):
+    """A fresh ``env()`` at move ``step`` of ``record`` (None: after the last move), ready to play on.
+
+    ``record`` is a :class:`Record` or a path. Every observation, mask, ``unseen``, reward and
+    info equals the original run's at that step; from there the env is an ordinary one, so
+    research code can branch from any position.
+    """
+    from ..env.aec import CardGameEnv, OrderEnforcing
+
+    rec = as_record(record)
+    steps = len(rec.actions) if step is None else step
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 0 <= steps <= len(rec.actions):
+        raise RecordError(f"{rec.where()}: step must be a move 0..{len(rec.actions)}, got {step!r}")
+    options = episode_options(rec)
+    game = check_game(rec)
+    env = OrderEnforcing(CardGameEnv(game, render_mode=render_mode))
+    try:
+        env.reset(seed=rec.seed, options=options)
+    except ValueError as err:
+        raise RecordError(f"{rec.where()}: {err}") from None
+    for i in range(int(steps)):
+        seat = rec.actions[i]["seat"]
+        if env.agent_selection != seat:
+            raise RecordError(f"{rec.where(i)}: it is {env.agent_selection}'s move, not {seat}'s")
+        if env.terminations[seat] or env.truncations[seat]:
+            raise RecordError(f"{rec.where(i)}: the episode has already ended")
+        try:
+            env.step(_action(game, rec, i))
+        except IllegalActionError as err:
+            raise RecordError(f"{rec.where(i)}: {err}") from None
+    return env
+
+
+def states(record: Record) -> Iterator[Any]:
+    """The engine before each move and after the last (``len(actions) + 1`` yields of one state
+    object, advanced in place): what redaction and the text form read."""
+    game = check_game(record)
+    engine = game.new_state()
+    options = episode_options(record)
+    engine.new_episode(np.random.default_rng(record.seed), **options)
+    yield engine
+    for i in range(len(record.actions)):
+        engine.step(_action(game, record, i))
+        yield engine
+
+
+def verify(record: Record) -> None:
+    """Replay the record and refuse it (:class:`RecordError`, naming the move) unless every move is
+    the legal move of the seat on move, in the deal the record says, and the deals, the status,
+    the rewards and the infos are the ones the replay gives. A redacted record is checked as far
+    as it can be: its structure (it cannot be replayed)."""
+    if record.redacted:
+        return
+    game = check_game(record)
+    names = [f"player_{i}" for i in range(game.num_players)]
+    engine = game.new_state()
+    try:
+        engine.new_episode(np.random.default_rng(record.seed), **episode_options(record))
+    except ValueError as err:
+        raise RecordError(f"{record.where()}: {err}") from None
+    totals = [0.0] * game.num_players
+    recorded_deals = record.deals
+    for i, a in enumerate(record.actions):
+        if engine.terminal or engine.truncated:
+            raise RecordError(f"{record.where(i)}: the episode had already ended (after move {i - 1})")
+        on_move = names[engine.current_player]
+        if a["seat"] != on_move:
+            raise RecordError(f"{record.where(i)}: it is {on_move}'s move, not {a['seat']}'s")
+        deal = len(engine.deal_log) - 1
+        if a["deal"] != deal:
+            raise RecordError(f"{record.where(i)}: the move is in deal {deal}, the record says deal {a['deal']}")
+        phase, trick = engine.moment()
+        if a.get("phase", phase) != phase or a.get("trick", trick) != trick:
+            raise RecordError(
+                f"{record.where(i)}: the move is in phase {phase!r}, trick {trick}; the record says "
+                f"{a.get('phase')!r}, trick {a.get('trick')}"
+            )
+        action = _action(game, record, i)
+        try:
+            engine.step(action)
+        except IllegalActionError as err:
+            raise RecordError(f"{record.where(i)}: {err}") from None
+        if len(engine.deal_log) > len(recorded_deals):
+            raise RecordError(
+                f"{record.where(i)}: the move starts deal {len(engine.deal_log) - 1}, but the record has "
+                f"only {len(recorded_deals)} deals"
+            )
+        if len(engine.deal_log) > deal + 1:
+            d = len(engine.deal_log) - 1
+            if engine.deal_log[d][0] != recorded_deals[d]["dealer"]:
+                raise RecordError(
+                    f"{record.where(i)}: deal {d} is dealt by player_{engine.deal_log[d][0]}, the record says "
+                    f"player_{recorded_deals[d]['dealer']}"
+                )
+        for s, r in enumerate(engine.rewards):
+            totals[s] += r
+    if len(engine.deal_log) < len(recorded_deals):
+        raise RecordError(
+            f"{record.where()}: the record has {len(recorded_deals)} deals, its moves play {len(engine.deal_log)}"
+        )
+    status = "finished" if engine.terminal else "truncated" if engine.truncated else "unfinished"
+    if status != record.status:
+        raise RecordError(f"{record.where()}: the moves leave the episode {status}, the record says {record.status}")
+    for s, nm in enumerate(names):
+        got = record.rewards[nm]
+        if not math.isclose(got, totals[s], rel_tol=1e-9, abs_tol=1e-9):
+            raise RecordError(f"{record.where()}: rewards.{nm} is {got}, the moves give {totals[s]}")
+        if status != "unfinished":
+            want = jsonable(engine.info(s))
+            if record.infos.get(nm) != want:
+                raise RecordError(f"{record.where()}: infos.{nm} is {record.infos.get(nm)}, the moves give {want}")
