@@ -39,6 +39,14 @@ class Policy(ABC):
     def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
         """A legal action for the agent whose observation this is."""
 
+    def act_explained(
+        self, obs: dict[str, np.ndarray], engine: Any | None = None
+    ) -> tuple[int, dict[int, float] | None, float | None]:
+        """``act``, plus what the policy can say about its choice: a probability for each legal
+        action (index → probability) and an estimate of its return, each None where it has none.
+        Records store them with the move; the default explains nothing."""
+        return self.act(obs, engine), None, None
+
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """Actions for a batch (arrays with a leading axis); default: one by one."""
         n = len(obs["action_mask"])
@@ -63,6 +71,10 @@ class RandomPolicy(Policy):
         if len(legal) == 0:
             raise ValueError("no legal action in the observation's action_mask")
         return int(legal[self.rng.integers(len(legal))])
+
+    def act_explained(self, obs, engine=None):
+        legal = np.flatnonzero(obs["action_mask"])
+        return self.act(obs, engine), {int(a): 1.0 / len(legal) for a in legal}, None
 
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         mask = np.asarray(obs["action_mask"], dtype=np.float64)
