@@ -24,7 +24,7 @@ from kortmiljo.core.game import Game
 from kortmiljo.env.training import observation_size
 
 from .base import Policy, choose_from_logits
-from .trained import check_compatible, read_model_config
+from .trained import check_compatible, masked_probabilities, read_model_config
 
 MODULE_ID = "learner"
 MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module"
@@ -92,6 +92,19 @@ class RLlibPolicy(Policy):
             raise ValueError("no legal action in the observation's action_mask")
         batch = {k: np.asarray(v)[None] for k, v in obs.items()}
         return int(self._choose(self.masked_logits(batch))[0])
+
+    def act_explained(
+        self, obs: dict[str, np.ndarray], engine: Any | None = None
+    ) -> tuple[int, dict[int, float] | None, float | None]:
+        """``act``'s action and the masked action distribution's probability of each legal action
+        (no value: inference does not run the critic)."""
+        mask = np.asarray(obs["action_mask"])
+        if not mask.any():
+            raise ValueError("no legal action in the observation's action_mask")
+        logits = self.masked_logits({k: np.asarray(v)[None] for k, v in obs.items()})
+        action = int(self._choose(logits)[0])
+        probs = masked_probabilities(logits[0])
+        return action, {int(a): float(probs[a]) for a in np.flatnonzero(mask)}, None
 
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         return self._choose(self.masked_logits(obs)).astype(np.int64)

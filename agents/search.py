@@ -75,6 +75,19 @@ Choices worth knowing, each measured against ``heuristic_v0`` on duplicate deals
 * A rollout that runs past ``max_rollout_steps`` is cut off and scored by the rewards
   it collected so far (a guard; no game should get there).
 
+**Explained moves** (:meth:`SearchPolicy.act_explained`, what game records store with a move):
+the action is the one :meth:`~SearchPolicy.act` chooses (the same call, the same random
+stream). Its probabilities are the search's *world votes*: in every sampled world (every
+column of the paired scores) the actions with the best score share that world's vote, the
+worlds weighted as the scores are (the belief's importance weights); worlds in which every
+action scores the same say nothing and are left out (all of them: uniform). So they tell how
+often an action was the best reply, not how much better it was, and the gate above can keep
+the heuristic's move even where another action has more votes. The value is the (weighted)
+mean score of the chosen action: this seat's reward from the decision to the end of the
+episode (the points margin with ``score="points"``). A decision that is not searched (one
+legal action, or a stage with ``search=False``, where the heuristic decides) gets probability
+1 on the move played and no value.
+
 **Measured strength** (default configurations and settings, search in one seat and the
 heuristic in the others, every deal played with search in each seat, per-deal mean
 reward with its 95 % Student-t interval; CPU time per decision with more than one
@@ -185,6 +198,7 @@ class SearchPolicy(Policy):
         self._weigh = rp.world_weight if belief else None
         self.last_weights = np.ones(0)  # weight of each column of the last search's scores
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
+        self.last_samples: np.ndarray | None = None  # the last search's paired scores (None: not searched)
         self.last_stage = ""
 
     def stage_settings(self, actions: list[int]) -> tuple[str, dict]:
@@ -195,6 +209,7 @@ class SearchPolicy(Policy):
         legal = np.flatnonzero(obs["action_mask"])
         if len(legal) == 0:
             raise ValueError("no legal action in the observation's action_mask")
+        self.last_samples = None
         if len(legal) == 1:
             self.last_scores = {int(legal[0]): 0.0}
             return int(legal[0])
@@ -207,6 +222,7 @@ class SearchPolicy(Policy):
             raise ValueError("search_v0 needs the live engine: call act(obs, engine) (needs_engine=True)")
         seat = engine.current_player
         samples = self.evaluate(engine, seat, actions, cfg)  # (actions, worlds * rollouts)
+        self.last_samples = samples
         w = self.last_weights
         scores = samples.mean(axis=1) if np.all(w == w[0]) else samples @ w / w.sum()
         self.last_scores = dict(zip(actions, scores.tolist(), strict=True))
@@ -229,6 +245,18 @@ class SearchPolicy(Policy):
             m = float(d @ w / w.sum())
             se = float(np.sqrt((w * w) @ (d - m) ** 2)) / float(w.sum())
         return tied[0] if m > cfg["confidence"] * se else default
+
+    def act_explained(
+        self, obs: dict[str, np.ndarray], engine: Engine | None = None
+    ) -> tuple[int, dict[int, float] | None, float | None]:
+        """``act``'s move, the search's world votes per legal action and the chosen action's mean
+        score (see "Explained moves" in the module docstring); an unsearched move: ``{move: 1.0}``, None."""
+        action = self.act(obs, engine)
+        samples = self.last_samples
+        if samples is None:
+            return action, {action: 1.0}, None
+        actions = list(self.last_scores)
+        return action, world_votes(samples, self.last_weights, actions), float(self.last_scores[action])
 
     def evaluate(self, engine: Engine, seat: int, actions: list[int], cfg: dict | None = None) -> np.ndarray:
         """Scores of each action: an array (actions, worlds * rollouts), paired by column.
@@ -301,4 +329,19 @@ class SearchPolicy(Policy):
         return float(total)
 
 
-__all__ = ["SearchPolicy"]
+def world_votes(samples: np.ndarray, weights: np.ndarray, actions: list[int]) -> dict[int, float]:
+    """Per action (row of ``samples``), the weighted share of the informative worlds (columns) in
+    which it scores best, ties in a world sharing its vote; uniform where no world is informative."""
+    best = samples.max(axis=0)
+    top = samples >= best - 1e-9
+    informative = ~top.all(axis=0)  # a world where every action ties says nothing
+    w = np.asarray(weights, dtype=np.float64) * informative
+    if not w.sum() > 0:
+        return {a: 1.0 / len(actions) for a in actions}
+    share = top / top.sum(axis=0)
+    probs = share @ w / w.sum()
+    probs = probs / probs.sum()
+    return {a: float(p) for a, p in zip(actions, probs, strict=True)}
+
+
+__all__ = ["SearchPolicy", "world_votes"]

@@ -33,6 +33,18 @@ Results are printed as a plain table, written as JSON (atomically: temporary fil
 ``--plot`` (matplotlib, Agg backend). Both paths are checked before the first game, so a
 typo does not cost the tournament; should writing still fail at the end, the results are
 saved in a temporary file and the error says where.
+
+**Records.** ``--record DIR`` (``run_tournament(..., record=DIR)``) saves every game of the
+tournament as a game record (:mod:`kortmiljo.records`, docs/records.md): one file
+``DIR/<game>-<NNNNNN>.json`` per game, numbered from 0 in the order played (the number zero-padded
+to six digits), each written atomically as its game ends, so an interrupted tournament leaves only
+whole records. A record's ``seats`` name the agent that sat there (as the table names it:
+``search``, ``heuristic#1``, ``ppo:runs/x/model.zip``), its ``event`` is ``{"tournament": {"seed",
+"agents"}, "deal", "rotation", "game"}``, and every move carries what its agent could say about it
+(``Policy.act_explained``: the probability of each legal move, a value estimate). Games a cap cut
+short are recorded too (status ``truncated``). ``DIR`` is made if missing; one that already holds
+``*.json`` files, or that is not a folder this process can write in, is refused before the first
+game. ``kortmiljo replay`` shows a record; :func:`kortmiljo.records.restore` plays on from any move.
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -87,9 +100,17 @@ MAX_GAMES = 10**7  # weeks of play for the fastest agents: a larger number is a 
 
 
 def play_game(
-    env, policies: Sequence[Policy], seed: int | None = None, options: dict | None = None, max_steps: int | None = None
+    env,
+    policies: Sequence[Policy],
+    seed: int | None = None,
+    options: dict | None = None,
+    max_steps: int | None = None,
+    explain: bool = False,
 ):
     """Play one episode, seat ``i`` driven by ``policies[i]``; return (rewards, infos) per seat.
+
+    ``explain``: ``env`` is a :class:`kortmiljo.records.RecordEpisode`; every move is asked of
+    its agent with ``act_explained`` and what the agent says about it goes to ``env.annotate``.
 
     Every game caps its episodes (Spøkelse's ``max_steps``, Sprøyte's ``max_deals``): agents that
     pass cards back and forth forever are truncated by the game, and the infos then say
@@ -122,9 +143,59 @@ def play_game(
                         "passing cards back and forth (the game's own cap is switched off)"
                     )
             p = policies[i]
-            action = p.act(obs, engine if p.needs_engine else None)
+            if explain:
+                action, probs, value = explained(p, obs, engine if p.needs_engine else None)
+                env.annotate(policy=probs, value=value)
+            else:
+                action = p.act(obs, engine if p.needs_engine else None)
         env.step(action)
     return total, infos
+
+
+def explained(p, obs, engine):
+    """``p.act_explained(obs, engine)``, or ``(p.act(obs, engine), None, None)`` for an agent that
+    has only ``act`` (anything with ``act`` plugs in)."""
+    how = getattr(p, "act_explained", None)
+    if how is None:
+        return p.act(obs, engine), None, None
+    return how(obs, engine)
+
+
+def check_record_dir(path: str | os.PathLike) -> Path:
+    """The folder ``--record`` names, checked before any game (``ValueError`` saying why not): a
+    folder (or a path where one can be made) that this process can write in and that holds no
+    ``*.json`` files yet. Nothing is made here (see :func:`make_record_dir`)."""
+    p = Path(path).expanduser()
+    if p.exists():
+        if not p.is_dir():
+            raise ValueError(f"--record {str(path)!r} is not a folder; give a folder for the game records")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise ValueError(f"--record {str(path)!r} cannot be written: no permission to write in it")
+        taken = sorted(p.glob("*.json"))
+        if taken:
+            raise ValueError(
+                f"--record {str(path)!r} already holds {len(taken)} record file{'s' if len(taken) > 1 else ''} "
+                f"(such as {taken[0].name}); give a new or empty folder, so that records are not mixed or overwritten"
+            )
+        return p
+    folder = p.absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"--record {str(path)!r} cannot be made: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--record {str(path)!r} cannot be made: no permission to write in {folder}")
+    return p
+
+
+def make_record_dir(path: str | os.PathLike) -> Path:
+    """:func:`check_record_dir`, then the folder made if missing."""
+    p = check_record_dir(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--record {str(path)!r} cannot be made: {err.strerror or err}") from None
+    return p
 
 
 def truncated_by(infos: Sequence[dict]) -> str | None:
@@ -140,13 +211,16 @@ def run_tournament(
     seed: int = 0,
     progress: bool = True,
     agent_kwargs: dict[str, dict] | None = None,
+    record: str | os.PathLike | None = None,
 ) -> dict:
     """Play about ``games`` games of duplicate deals between ``agents`` and return the results dict.
 
     ``agents`` are names (``"random"``, ``"heuristic"``, ``"search"``, ``"ppo:PATH"``) or
     :class:`Policy` objects; ``agent_kwargs`` maps a name to extra keyword arguments for
     :func:`agents.registry.make_agent` (``{"search": {"worlds": 8}}``). The dict has the
-    keys ``game``, ``config``, ``games``, ``agents`` and ``seconds``.
+    keys ``game``, ``config``, ``games``, ``agents`` and ``seconds``. ``record``: a folder to
+    save every game in as a record (see "Records" in the module docstring; a folder that already
+    holds records, or cannot be written, is refused with ``ValueError`` before the first game).
     """
     if len(agents) < 1:
         raise ValueError("give at least one agent")
@@ -158,6 +232,8 @@ def run_tournament(
     if config and not isinstance(game, str):
         raise ValueError("pass either a configured Game or a game name with config, not both")
     agent_kwargs = agent_kwargs or {}
+    if record is not None:
+        check_record_dir(record)
     t0 = time.perf_counter()
     env = OrderEnforcing(CardGameEnv(g))
     engine = env.unwrapped.engine
@@ -171,6 +247,14 @@ def run_tournament(
             policies.append(make_agent(spec, g, seed=seed * 1009 + j, **agent_kwargs.get(spec, {})))
     rotations = seatings(len(agents), n)
     deals = math.ceil(games / len(rotations))
+    record_dir = None
+    if record is not None:
+        from kortmiljo.records import RecordEpisode, save
+
+        record_dir = make_record_dir(record)  # after the agents: a bad agent leaves no folder behind
+        recorder = RecordEpisode(env)
+        tournament = {"seed": seed, "agents": names}
+    played = 0
 
     rng = np.random.default_rng(seed)
     truncated: dict[str, int] = {}  # games cut short by a cap, by cap: counted apart, not scored
@@ -186,15 +270,22 @@ def run_tournament(
         from tqdm import tqdm
 
         bar = tqdm(total=deals * len(rotations), desc=f"{g.name} {' vs '.join(names)}", unit="game", leave=False)
-    for _ in range(deals):
+    for deal in range(deals):
         deck = [engine.deck.code(c) for c in rng.permutation(np.asarray(engine.deck.cards))]
         dealer = int(rng.integers(n))
         episode_seed = int(rng.integers(2**31))
         per_agent: list[list[float]] = [[] for _ in agents]
-        for seating in rotations:
-            rewards, infos = play_game(
-                env, [policies[a] for a in seating], episode_seed, {"deck": deck, "dealer": dealer}
-            )
+        for rotation, seating in enumerate(rotations):
+            seated = [policies[a] for a in seating]
+            options = {"deck": deck, "dealer": dealer}
+            if record_dir is None:
+                rewards, infos = play_game(env, seated, episode_seed, options)
+            else:
+                recorder.seats = {env.possible_agents[i]: names[a] for i, a in enumerate(seating)}
+                recorder.event = {"tournament": tournament, "deal": deal, "rotation": rotation, "game": played}
+                rewards, infos = play_game(recorder, seated, episode_seed, options, explain=True)
+                save(recorder.last_record or recorder.record(), record_dir / f"{g.name}-{played:06d}.json")
+            played += 1
             cap = truncated_by(infos)
             if cap is not None:
                 truncated[cap] = truncated.get(cap, 0) + 1
@@ -390,6 +481,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_option(p)
     p.add_argument("--out", help="write the results as JSON here")
     p.add_argument("--plot", help="write a PNG bar chart with the intervals here")
+    p.add_argument(
+        "--record",
+        metavar="DIR",
+        help="save every game as a record DIR/<game>-<NNNNNN>.json (moves, the agents' move probabilities "
+        "and values); DIR is made if missing and must not hold *.json files yet",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -413,10 +510,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_outputs(args.out, args.plot)
         config = parse_options(args.config)
-        results = run_tournament(args.game, args.agents, args.games, config, args.seed, progress=not args.no_progress)
+        results = run_tournament(
+            args.game, args.agents, args.games, config, args.seed, progress=not args.no_progress, record=args.record
+        )
     except ValueError as err:
         return fail(prog, err)
     print(format_table(results))
+    if args.record:
+        print(f"{results['games']} game records written to {args.record}")
     written = None
     try:
         if args.out:

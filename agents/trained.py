@@ -162,6 +162,25 @@ def actor_logits(sb3_policy: Any, x):
     return sb3_policy.action_net(sb3_policy.mlp_extractor.forward_actor(features))
 
 
+def actor_critic(sb3_policy: Any, x):
+    """(logits, values) of an SB3 actor-critic policy for a float tensor batch ``x``, in one forward
+    pass (the same computation as :func:`actor_logits` for the logits, as SB3's ``forward``)."""
+    features = sb3_policy.extract_features(x)
+    if sb3_policy.share_features_extractor:
+        latent_pi, latent_vf = sb3_policy.mlp_extractor(features)
+    else:
+        pi_features, vf_features = features
+        latent_pi = sb3_policy.mlp_extractor.forward_actor(pi_features)
+        latent_vf = sb3_policy.mlp_extractor.forward_critic(vf_features)
+    return sb3_policy.action_net(latent_pi), sb3_policy.value_net(latent_vf)
+
+
+def masked_probabilities(logits: np.ndarray) -> np.ndarray:
+    """The softmax of one row of masked logits (``-inf`` on illegal actions: probability 0)."""
+    z = np.exp(np.asarray(logits, dtype=np.float64) - logits.max())
+    return z / z.sum()
+
+
 def clone_policy(sb3_policy: Any, state_dict: dict | None = None) -> Any:
     """A frozen CPU copy of an SB3 policy (``deepcopy`` fails on tensors cached by the last forward pass)."""
     new = type(sb3_policy)(**sb3_policy._get_constructor_parameters())
@@ -176,7 +195,8 @@ class PPOPolicy(Policy):
     """A policy network (an SB3 ``MaskableActorCriticPolicy``) acting on the env's observation dicts.
 
     ``deterministic=True`` plays the most probable legal action; otherwise it samples from
-    the masked distribution with the policy's own seeded RNG.
+    the masked distribution with the policy's own seeded RNG. :meth:`act_explained` also gives
+    that distribution and the critic's value of the observation (one forward pass).
     """
 
     name = "ppo"
@@ -229,6 +249,26 @@ class PPOPolicy(Policy):
             raise ValueError("no legal action in the observation's action_mask")
         logits = self.masked_logits(self.vector(obs)[None, :], mask[None, :])
         return int(self._choose(logits)[0])
+
+    def act_explained(
+        self, obs: dict[str, np.ndarray], engine: Any | None = None
+    ) -> tuple[int, dict[int, float] | None, float | None]:
+        """``act``'s action (the same logits, the same draw from the RNG), the masked action
+        distribution's probability of each legal action, and the critic's value of ``obs``, from
+        one forward pass. A model with a privileged critic (it reads hidden state that play does not
+        have; zeros stand in for it) gives no value: None."""
+        mask = np.asarray(obs["action_mask"])
+        if not mask.any():
+            raise ValueError("no legal action in the observation's action_mask")
+        torch = self._torch
+        with torch.no_grad():
+            logits, values = actor_critic(self.net, torch.as_tensor(self.vector(obs)[None, :], dtype=torch.float32))
+        logits = np.where(mask[None, :] > 0, logits.numpy(), -np.inf)
+        action = int(self._choose(logits)[0])
+        probs = masked_probabilities(logits[0])
+        policy = {int(a): float(probs[a]) for a in np.flatnonzero(mask)}
+        value = None if self.privileged_size else float(values.numpy().reshape(-1)[0])
+        return action, policy, value
 
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         logits = self.masked_logits(self.vector(obs), obs["action_mask"])

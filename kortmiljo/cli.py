@@ -1,4 +1,4 @@
-"""The ``kortmiljo`` command: ``eval``, ``play`` and ``train`` subcommands.
+"""The ``kortmiljo`` command: ``eval``, ``play``, ``train`` and ``replay`` subcommands.
 
 Each subcommand lives with its code (agents/, train/); this file only dispatches, so
 ``kortmiljo --help`` stays fast and light, and holds what every subcommand's command line shares:
@@ -26,6 +26,7 @@ COMMANDS = {
     "eval": ("agents.tournament", "duplicate-deal tournament between agents, with confidence intervals"),
     "play": ("agents.play", "play a game against agents in the terminal"),
     "train": ("train.cli", "train a MaskablePPO agent with self-play"),
+    "replay": ("kortmiljo.records.cli", "print a game record as text, as a seat saw it or open"),
 }
 EXTRAS = {"train": "train"}  # the pip extra a subcommand needs beyond the core dependencies
 
@@ -116,7 +117,7 @@ def fail(prog: str, err: BaseException | str, status: int = 2) -> int:
 
 # ---- the dispatcher ------------------------------------------------------------------------------
 def usage() -> str:
-    lines = ["usage: kortmiljo {eval,play,train} GAME [options]   (kortmiljo COMMAND --help for details)", ""]
+    lines = ["usage: kortmiljo {eval,play,train,replay} ARGS [options]   (kortmiljo COMMAND --help for details)", ""]
     lines += [f"  {name:6} {text}" for name, (_, text) in COMMANDS.items()]
     return "\n".join(lines)
 

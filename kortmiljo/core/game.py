@@ -204,6 +204,18 @@ class Game:
         """The first dealer when ``options["dealer"]`` is not given: uniform unless the rules say how."""
         return int(rng.integers(self.num_players))
 
+    def deal_holders(self, dealer: int) -> list[str]:
+        """Who receives each card of a deal's deck (index 0 = top card), as labels such as
+        ``"player_1"``, ``"player_1 ghost"``, ``"stock"``: how a record's text form lays out a
+        deal. Default: one ``"deck"`` (a game overrides it with its dealing order)."""
+        return ["deck"] * len(self.deck)
+
+    def public_action_name(self, action: int) -> str:
+        """The name of ``action`` as the other seats see it: the name itself, unless the move
+        hides a card (a face-down discard is ``"discard:?"``). Redaction and viewers use it; the
+        conformance suite checks it against ``unseen``."""
+        return self.action_names[action]
+
     # ---- derived ------------------------------------------------------------------------------
     @property
     def num_actions(self) -> int:

@@ -10,7 +10,9 @@
 
 from .format import FORMAT, FORMAT_VERSION, Record, RecordError, from_dict, load, load_all, loads, save, schema
 from .recorder import RecordEpisode, build_record
+from .redact import redact
 from .replay import restore, verify
+from .text import to_text
 
 __all__ = [
     "FORMAT",
@@ -19,6 +21,7 @@ __all__ = [
     "RecordEpisode",
     "RecordError",
     "build_record",
+    "redact",
     "from_dict",
     "load",
     "load_all",
@@ -26,5 +29,6 @@ __all__ = [
     "restore",
     "save",
     "schema",
+    "to_text",
     "verify",
 ]

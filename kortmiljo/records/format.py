@@ -278,7 +278,8 @@ def loads(text: str, source: str | None = None, verify: bool = True) -> Record:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise RecordError(f"{source or 'record'}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})")
+        where = f"{source or 'record'}: not valid JSON"
+        raise RecordError(f"{where} (line {err.lineno}, column {err.colno}: {err.msg})") from None
     rec = from_dict(doc, source)
     if verify:
         from .replay import verify as verify_moves

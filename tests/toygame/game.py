@@ -48,6 +48,9 @@ class ToyGame(Game):
         self.o_dealer = L.add("seat_from_dealer", 2, "one-hot (seat - dealer) mod 2")
         self.layout = L
 
+    def deal_holders(self, dealer: int) -> list[str]:
+        return [f"player_{(dealer + 1) % 2}", f"player_{dealer}"] + ["stock"] * (len(self.deck) - 2)
+
     def compute_facts(self) -> Facts:
         most = float(self.ante + self.bet)
         return Facts(

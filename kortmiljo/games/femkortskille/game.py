@@ -281,6 +281,15 @@ class FemkortskilleGame(Game):
         self.P_exch, self.P_odisc, self.P_rbet = g("exchanged", -1), g("own_discards", -1), g("round_bet", -1)
         self.P_level, self.P_raises = g("bet_level", -1), g("raises", -1)
 
+    def deal_holders(self, dealer: int) -> list[str]:
+        n = self.num_players
+        dealt = self.hand_size * n  # one at a time from forhånd
+        return [f"player_{(dealer + 1 + i % n) % n}" for i in range(dealt)] + ["stock"] * (len(self.deck) - dealt)
+
+    def public_action_name(self, action: int) -> str:
+        name = self.action_names[action]
+        return "discard:?" if name.startswith("discard:") else name  # pokerkille discards go face down
+
     def compute_facts(self) -> Facts:
         c, n = self.config, self.num_players
         # the biggest pot a deal can hold, paid in by every other knocker

@@ -66,7 +66,7 @@ class FemkortskilleEngine(Engine):
             return super().check_carry(carry)
         pot = carry.get("pot") if isinstance(carry, dict) and set(carry) == {"pot"} else None
         if isinstance(pot, bool) or not isinstance(pot, (int, float)) or not 0 <= pot < float("inf"):
-            raise ValueError(f"carry must be {{'pot': chips}} with chips a number >= 0 (the pot carried in), got {carry!r}")
+            raise ValueError(f"carry must be {{'pot': chips}}, chips a number >= 0 (the pot carried in); got {carry!r}")
         return {"pot": pot}
 
     def set_carry(self, carry):

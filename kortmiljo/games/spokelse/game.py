@@ -222,6 +222,14 @@ class SpokelseGame(Game):
         lowest = float(np.sort(self.points[list(self.deck.cards)])[: (1 + self.num_slots) * n].sum())
         return math.ceil(n * self.match_to / lowest) if lowest > 0 else None
 
+    def deal_holders(self, dealer: int) -> list[str]:
+        n, k = self.num_players, self.num_slots
+        out = []
+        for i in range((1 + k) * n):  # one at a time from forhånd: the first card is the ghost
+            seat = (dealer + 1 + i % n) % n
+            out.append(f"player_{seat} ghost" if i < n else f"player_{seat} slots")
+        return out + ["discard"] + ["stock"] * (len(self.deck) - (1 + k) * n - 1)
+
     def draw_dealer(self, rng: np.random.Generator) -> int:
         """Each player draws a card; the lowest rank deals; tied players draw again."""
         cards = list(rng.permutation(52))

@@ -184,6 +184,17 @@ class SproyteGame(Game):
         # flat offset, per observer, of the 52-wide block of subject seat s (relative seat order)
         self._blocks = [tuple(o * L.size + 52 * ((s - o) % N) for o in range(N)) for s in range(N)]
 
+    def deal_holders(self, dealer: int) -> list[str]:
+        order = [f"player_{(dealer + 1) % N}", f"player_{(dealer + 2) % N}", f"player_{dealer}"]
+        if self.tretten:  # forhånd, middle, dealer, talon, one card at a time
+            return [order[i & 3] if i & 3 < 3 else "talon" for i in range(len(self.deck))]
+        dealt = N * self.hand_size
+        return [order[i % N] for i in range(dealt)] + ["pile"] * (len(self.deck) - dealt)
+
+    def public_action_name(self, action: int) -> str:
+        name = self.action_names[action]
+        return "discard:?" if name.startswith("discard:") else name  # discards go face down
+
     def compute_facts(self) -> Facts:
         c = self.config
         raw = c["reward"] == "raw"
