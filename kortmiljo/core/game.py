@@ -181,6 +181,7 @@ class Game:
         self.num_players = int(config.get("num_players", definition.players[0]))
         self.setup()
         self.action_index = {name.lower(): i for i, name in enumerate(self.action_names)}
+        self.card_heads = self.find_card_heads()
         self.facts = self.compute_facts()
         self._frozen = True
 
@@ -209,6 +210,30 @@ class Game:
         ``"player_1"``, ``"player_1 ghost"``, ``"stock"``: how a record's text form lays out a
         deal. Default: one ``"deck"`` (a game overrides it with its dealing order)."""
         return ["deck"] * len(self.deck)
+
+    def find_card_heads(self) -> frozenset[str]:
+        """The action heads that name a card (``play`` in ``play:QS``): those whose every tail is a
+        card code, not only numbers (``bet:3``, ``swap:2``). A game may override it."""
+        tails: dict[str, list[str]] = {}
+        for name in self.action_names:
+            head, sep, tail = name.partition(":")
+            if sep:
+                tails.setdefault(head, []).append(tail)
+
+        codes = {self.deck.code(c).lower() for c in range(self.deck.width)}  # the deck kind's, all of them
+        return frozenset(
+            h for h, ts in tails.items() if all(t.lower() in codes for t in ts) and not all(t.isdigit() for t in ts)
+        )
+
+    def named_card(self, name: str) -> str | None:
+        """The card code an action name names (``play:QS`` → ``QS``; ``bet:3``, ``discard:?`` → None)."""
+        head, sep, tail = name.partition(":")
+        if not sep or head not in self.card_heads:
+            return None
+        try:
+            return self.deck.code(self.deck.parse(tail))
+        except ValueError:
+            return None
 
     def public_action_name(self, action: int) -> str:
         """The name of ``action`` as the other seats see it: the name itself, unless the move

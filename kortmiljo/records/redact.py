@@ -30,17 +30,6 @@ def seat_index(record: Record, seat: int | str) -> int:
     return seat
 
 
-def _named_card(game, shown: str) -> str | None:
-    """The card code a move's name shows (``play:QS`` → ``QS``), or None."""
-    head, sep, tail = shown.partition(":")
-    if not sep or tail == "?":
-        return None
-    try:
-        return game.deck.code(game.deck.parse(tail))
-    except ValueError:
-        return None
-
-
 def views(record: Record, viewer: Callable[[int], int]) -> tuple[list[set[int]], list[str], list[list[str]]]:
     """Replay ``record`` and return, for ``viewer(mover)`` the seat whose knowledge each move shows:
     per deal the deck positions that seat located while the deal was live, per move the name it
@@ -74,6 +63,7 @@ def views(record: Record, viewer: Callable[[int], int]) -> tuple[list[set[int]],
         action = game.action_from_string(a["action"])
         name = game.action_names[action] if v == mover else game.public_action_name(action)
         before = set(engine.known_cards(v))
+        held = before if v == mover else set(engine.known_cards(mover))  # the mover knows what it plays
         engine = next(it)
         d_after = len(engine.deal_log) - 1
         ended = engine.terminal or engine.truncated
@@ -83,11 +73,8 @@ def views(record: Record, viewer: Callable[[int], int]) -> tuple[list[set[int]],
             if len(constant) == 1:
                 mark(deal, after)
         else:  # the move ended the deal: only what its public name shows counts, not the reveal
-            card = _named_card(game, name)
-            candidates = [c for c in engine.deal_log[deal][1] if code(c) == card and c not in before]
-            if ended and card is not None:
-                after = set(engine.known_cards(v))
-                candidates = [c for c in candidates if c in after] or candidates
+            card = game.named_card(name)
+            candidates = [c for c in engine.deal_log[deal][1] if code(c) == card and c in held and c not in before]
             new = set(candidates[:1])
             if len(constant) == 1:
                 mark(deal, new)

@@ -30,12 +30,8 @@ def _move(game, name: str) -> str:
     head, sep, tail = name.partition(":")
     if not sep:
         return name
-    if tail == "?":
-        return f"{head} ?"
-    try:
-        return f"{head} {game.deck.pretty(game.deck.parse(tail))}"
-    except ValueError:
-        return f"{head} {tail}"
+    card = game.named_card(name)
+    return f"{head} {tail if card is None else _pretty(game, card)}"
 
 
 def _number(x: float) -> str:
@@ -70,6 +66,8 @@ def to_text(record: Record, seat: int | str | None = None, step: int | None = No
         names = [a["action"] for a in view.actions]
         seen = [a.get("seen", []) for a in view.actions]
         title = view.redacted_for
+    if view is not None:
+        record = view  # its tags too: a seat's view has no seed
     seats = "; ".join(f"{k}: {v or '?'}" for k, v in record.seats.items())
     lines = [
         f'[Game "{game.definition.display_name}"]',
@@ -130,8 +128,7 @@ def _moves(game, moves: list[tuple[int, dict, str, list[str]]]) -> list[str]:
         text = _move(game, name)
         if a.get("trick") is not None:
             text = text.partition(" ")[2] or text  # in a trick the card says it all
-            played = name.partition(":")[2].lower()
-            seen = [c for c in seen if c.lower() != played]
+            seen = [c for c in seen if c != game.named_card(name)]
         if seen:
             text += f" (sees {' '.join(_pretty(game, c) for c in seen)})"
         if run:
