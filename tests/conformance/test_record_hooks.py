@@ -94,7 +94,7 @@ def test_public_action_names_agree_with_unseen(case):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_deal_holders_lay_out_the_deck(case):
     game = case.game()
-    for e, rng in _episodes(case, 5):
+    for e, _ in _episodes(case, 5):
         dealer, deck = e.deal_log[0]
         holders = game.deal_holders(dealer)
         assert len(holders) == len(game.deck)
@@ -112,9 +112,7 @@ def test_later_decks_deal_every_deal_again(case):
             e.step(random_legal(rng, e.legal_mask()))
         codes = [[game.deck.code(c) for c in deck] for _, deck in e.deal_log]
         again = game.new_state()
-        again.new_episode(
-            np.random.default_rng(12345), deck=codes[0], dealer=e.deal_log[0][0], later_decks=codes[1:]
-        )
+        again.new_episode(np.random.default_rng(12345), deck=codes[0], dealer=e.deal_log[0][0], later_decks=codes[1:])
         for _, action in e.history:
             again.step(action)
         assert [(d, [game.deck.code(c) for c in deck]) for d, deck in again.deal_log] == [

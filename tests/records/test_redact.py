@@ -25,6 +25,16 @@ CASES = conformance_cases()
 IDS = [c.id for c in CASES]
 
 
+def _note(e, located: list[list[Counter]]) -> None:
+    """Add what every seat locates now to its deal's books (the most copies at any one time)."""
+    d = len(e.deal_log) - 1
+    while len(located) <= d:
+        located.append([Counter() for _ in range(e.num_players)])
+    for s in range(e.num_players):
+        u = e.unseen(s)
+        located[d][s] |= Counter(e.deck.code(c) for c in e.deck.cards if not u[c])
+
+
 def _play(case, episodes: int, seed: int):
     """Records of random games, with every seat's located cards per deal (max copies per code)."""
     env = RecordEpisode(case.env(), seats={"player_0": "random"})
@@ -37,18 +47,9 @@ def _play(case, episodes: int, seed: int):
         n = e.num_players
         located: list[list[Counter]] = [[Counter() for _ in range(n)]]
 
-        def note() -> None:
-            d = len(e.deal_log) - 1
-            while len(located) <= d:
-                located.append([Counter() for _ in range(n)])
-            for s in range(n):
-                u = e.unseen(s)
-                here = Counter(e.deck.code(c) for c in e.deck.cards if not u[c])
-                located[d][s] |= here  # the most copies located at any one time
-
-        note()
+        _note(e, located)
         steps = 0
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -66,7 +67,7 @@ def _play(case, episodes: int, seed: int):
                 for s in range(n):
                     located[deals - 1][s][card] += 1
             if not (e.terminal or e.truncated):
-                note()
+                _note(e, located)
             elif steps > 3000:
                 break
         # the terminal observation counts as located too (the reference is generous)
