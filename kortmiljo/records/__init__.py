@@ -8,7 +8,8 @@
 * :func:`to_text` gives the text form people read (``kortmiljo replay FILE``).
 """
 
-from .format import FORMAT, FORMAT_VERSION, Record, RecordError, from_dict, load, load_all, loads, save, schema
+from .files import load, load_all, loads, save
+from .format import FORMAT, FORMAT_VERSION, Record, RecordError, dumps, from_dict, schema
 from .recorder import RecordEpisode, build_record
 from .redact import redact
 from .replay import restore, verify
@@ -21,6 +22,7 @@ __all__ = [
     "RecordEpisode",
     "RecordError",
     "build_record",
+    "dumps",
     "redact",
     "from_dict",
     "load",

@@ -13,7 +13,8 @@ import argparse
 import sys
 
 from ..cli import ArgumentParser, fail, int_arg
-from .format import RecordError, load
+from .files import load
+from .format import RecordError
 from .redact import seat_index
 from .replay import restore
 from .text import to_text

@@ -10,18 +10,13 @@ seed, so they differ from the original run's once play leaves the record.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ..core.errors import IllegalActionError
-from .format import Record, RecordError, check_game, jsonable, load
-
-
-def as_record(record: Record | str | os.PathLike) -> Record:
-    return record if isinstance(record, Record) else load(record)
+from .format import Record, RecordError, check_game, jsonable
 
 
 def episode_options(record: Record) -> dict[str, Any]:
@@ -47,16 +42,18 @@ def _action(game, record: Record, i: int) -> int:
         raise RecordError(f"{record.where(i)}: {err}") from None
 
 
-def restore(record: Record | str | os.PathLike, step: int | None = None, render_mode: str | None = None):
+def restore(record: Record, step: int | None = None, render_mode: str | None = None):
     """A fresh ``env()`` at move ``step`` of ``record`` (None: after the last move), ready to play on.
 
-    ``record`` is a :class:`Record` or a path. Every observation, mask, ``unseen``, reward and
+    ``record`` is a :class:`Record` (``load(path)`` reads one). Every observation, mask, ``unseen``, reward and
     info equals the original run's at that step; from there the env is an ordinary one, so
     research code can branch from any position.
     """
     from ..env.aec import CardGameEnv, OrderEnforcing
 
-    rec = as_record(record)
+    if not isinstance(record, Record):
+        raise TypeError(f"restore takes a Record (kortmiljo.records.load(path) reads one), got {record!r}")
+    rec = record
     steps = len(rec.actions) if step is None else step
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 0 <= steps <= len(rec.actions):
         raise RecordError(f"{rec.where()}: step must be a move 0..{len(rec.actions)}, got {step!r}")
