@@ -10,23 +10,36 @@ whole table is shown with the rewards and each seat's result fields.
 
 Everything goes through standard input and output, so a test (or a script) can drive
 a game by piping lines in.
+
+**Records.** ``--record FILE`` saves the game as a game record (:mod:`kortmiljo.records`,
+docs/records.md) when it ends, and also when the person quits (status ``unfinished``), written
+atomically; its ``seats`` say ``human`` for the person's seat and the agent spec for the others.
+``kortmiljo play --resume FILE`` plays a recorded game on from its last move: the same game,
+options and cards, the person in the seat its record marks ``human`` (or ``--seat``), the others
+played by ``--opponents`` if given, else by the agents its seats name. With ``--record`` the game
+is saved again, whole (the recorded moves and the new ones; the same file may be given to both).
+A record of a game that is over shows its final table. A file that is not a record that can be
+restored (missing, corrupt, of a newer format, redacted) ends with one line naming it.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
-from kortmiljo.cli import ArgumentParser, add_config_option, fail, int_arg
+from kortmiljo.cli import ArgumentParser, add_config_option, check_output_file, fail, int_arg
 from kortmiljo.core.game import Game
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
 from .registry import make_agent
+
+HUMAN = "human"  # the person's seat in a record
 
 
 class _Quit(Exception):
@@ -75,74 +88,46 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def play(
-    game: Game | str,
-    opponents: list[str],
-    seat: int = 0,
-    seed: int | None = None,
-    config: dict | None = None,
-    stdin: TextIO | None = None,
-    stdout: TextIO | None = None,
-) -> int:
-    """One game in the terminal; returns the exit status (0 also when the person quits)."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    g = load_game(game, **(config or {})) if isinstance(game, str) else game
-    env = OrderEnforcing(CardGameEnv(g))
-    engine = env.unwrapped.engine
-    n = len(env.possible_agents)
-    if not is_int(seat) or not 0 <= seat < n:
-        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, got {seat!r}")
-    if seed is not None and (not is_int(seed) or seed < 0):
-        raise ValueError(f"--seed must be a non-negative int, got {seed!r}")
-    if not opponents:
-        raise ValueError("give at least one opponent")
-    if len(opponents) > n - 1:  # the extra ones would never play
-        raise ValueError(
-            f"--opponents names {len(opponents)} agents, but {g.name} with {n} players has only {n - 1} other "
-            f"seat{'s' if n > 2 else ''}; give at most {n - 1} (they are cycled over the other seats)"
-        )
-    seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
-    others = [s for s in range(n) if s != seat]
-    policies = {}
-    names = {}
-    for j, s in enumerate(others):
-        spec = opponents[j % len(opponents)]
-        policies[s] = make_agent(spec, g, seed=seed + 1 + s)
-        names[s] = spec
-    env.reset(seed=seed)
-    stdout.write(f"{g.name}: you are player_{seat}; opponents: ")
-    stdout.write(", ".join(f"player_{s} = {names[s]}" for s in others) + f"  (seed {seed})\n")
-    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    totals = [0.0] * n
-    infos: list[dict] = [{} for _ in range(n)]
-    try:
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            s = seat_of[agent]
-            totals[s] += float(reward)
-            if term or trunc:
-                infos[s] = dict(info)
-                env.step(None)
-                continue
-            if s == seat:
-                stdout.write("\n" + engine.render(seat) + "\n")
-                action = choose_action(engine, [int(a) for a in np.flatnonzero(obs["action_mask"])], stdin, stdout)
-                stdout.write(f"you (player_{s}): {engine.action_to_string(action)}\n")
-            else:
-                p = policies[s]
-                action = p.act(obs, engine if p.needs_engine else None)
-                stdout.write(f"player_{s} ({names[s]}): {engine.action_to_string(action)}\n")
-            env.step(action)
-    except _Quit:
-        stdout.write("game left unfinished.\n")
-        return 0
+class MoveLog:
+    """What a record needs beyond the engine's own history: per move its phase, trick, deal and any
+    annotation, and every seat's return (what :class:`kortmiljo.records.RecordEpisode` keeps)."""
+
+    def __init__(self, engine, seed: int | None, carry: Any, moves: list | None = None, rewards=None):
+        self.engine = engine
+        self.seed = seed
+        self.carry = carry
+        self.moves: list[tuple] = list(moves or [])
+        self.rewards = [0.0] * engine.num_players if rewards is None else [float(r) for r in rewards]
+
+    def step(self, env, action: int, policy: dict | None = None, value: float | None = None) -> None:
+        e = self.engine
+        phase, trick = e.moment()
+        deal = len(e.deal_log) - 1
+        before = len(e.history)
+        env.step(action)
+        if len(e.history) == before:
+            return
+        self.moves.append((phase, trick, deal, policy, value))
+        for i, x in enumerate(e.rewards):
+            self.rewards[i] += float(x)
+
+    def record(self, seats: dict[str, str], event: dict | None = None):
+        from kortmiljo.records import build_record
+
+        return build_record(self.engine, self.moves, self.rewards, seats, self.seed, self.carry, event)
+
+
+def _result(engine, totals, infos, seat: int | None, who: dict[int, str], stdout: TextIO) -> None:
+    """The whole table, every seat's reward and result fields, and (for a known seat) the verdict."""
+    n = engine.num_players
     stdout.write("\n" + engine.render(None) + "\n")
     stdout.write("result:\n")
     for s in range(n):
-        who = "you" if s == seat else names[s]
+        name = "you" if s == seat else who.get(s, "?")
         fields = "  ".join(f"{k}={_fmt(v)}" for k, v in infos[s].items())
-        stdout.write(f"  player_{s} ({who}): reward {totals[s]:+g}  {fields}\n")
+        stdout.write(f"  player_{s} ({name}): reward {totals[s]:+g}  {fields}\n")
+    if seat is None:
+        return
     mine = totals[seat]
     verdict = (
         "you win"
@@ -154,25 +139,212 @@ def play(
         else "you gain"
     )
     stdout.write(f"{verdict} (reward {mine:+g})\n")
+
+
+def _opponents(g: Game, n: int, seat: int, opponents: list[str], seed: int) -> tuple[dict, dict]:
+    if not opponents:
+        raise ValueError("give at least one opponent")
+    if len(opponents) > n - 1:  # the extra ones would never play
+        raise ValueError(
+            f"--opponents names {len(opponents)} agents, but {g.name} with {n} players has only {n - 1} other "
+            f"seat{'s' if n > 2 else ''}; give at most {n - 1} (they are cycled over the other seats)"
+        )
+    specs = {s: opponents[j % len(opponents)] for j, s in enumerate(x for x in range(n) if x != seat)}
+    return _make(g, specs, seed)
+
+
+def _make(g: Game, specs: dict[int, str], seed: int) -> tuple[dict, dict]:
+    # a tournament record numbers an agent seated twice (heuristic#2): the agent is the name before
+    policies = {s: make_agent(re.sub(r"#\d+$", "", spec), g, seed=seed + 1 + s) for s, spec in specs.items()}
+    return policies, dict(specs)
+
+
+def _play_on(env, seat: int, policies: dict, names: dict, stdin, stdout, log: MoveLog, save_to, event) -> int:
+    """Play the env on from where it is; save the record to ``save_to`` at the end or on quitting."""
+    engine = env.unwrapped.engine
+    n = engine.num_players
+    seats = {f"player_{s}": HUMAN if s == seat else names[s] for s in range(n)}
+
+    def save() -> None:
+        if save_to is not None:
+            from kortmiljo.records import save as save_record
+
+            save_record(log.record(seats, event), save_to)
+            stdout.write(f"game record written to {save_to}\n")
+
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    try:
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            s = seat_of[agent]
+            if term or trunc:
+                env.step(None)
+                continue
+            probs = value = None
+            if s == seat:
+                stdout.write("\n" + engine.render(seat) + "\n")
+                action = choose_action(engine, [int(a) for a in np.flatnonzero(obs["action_mask"])], stdin, stdout)
+                stdout.write(f"you (player_{s}): {engine.action_to_string(action)}\n")
+            else:
+                p = policies[s]
+                live = engine if p.needs_engine else None
+                if save_to is not None:
+                    action, probs, value = p.act_explained(obs, live)
+                else:
+                    action = p.act(obs, live)
+                stdout.write(f"player_{s} ({names[s]}): {engine.action_to_string(action)}\n")
+            log.step(env, action, probs, value)
+    except _Quit:
+        stdout.write("game left unfinished.\n")
+        save()
+        return 0
+    except KeyboardInterrupt:
+        save()  # Ctrl-C: the moves so far are kept too
+        raise
+    _result(engine, log.rewards, [engine.info(s) for s in range(n)], seat, names, stdout)
+    save()
     return 0
+
+
+def play(
+    game: Game | str,
+    opponents: list[str] | None = None,
+    seat: int = 0,
+    seed: int | None = None,
+    config: dict | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    record: str | None = None,
+) -> int:
+    """One game in the terminal; returns the exit status (0 also when the person quits).
+
+    ``opponents``: agent specs cycled over the other seats (default ``["heuristic"]``);
+    ``record``: a file to save the game's record in (see the module docstring)."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    g = load_game(game, **(config or {})) if isinstance(game, str) else game
+    env = OrderEnforcing(CardGameEnv(g))
+    engine = env.unwrapped.engine
+    n = len(env.possible_agents)
+    if not is_int(seat) or not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, got {seat!r}")
+    if seed is not None and (not is_int(seed) or seed < 0):
+        raise ValueError(f"--seed must be a non-negative int, got {seed!r}")
+    check_output_file("--record", record)
+    seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else seed
+    policies, names = _opponents(g, n, seat, ["heuristic"] if opponents is None else list(opponents), seed)
+    env.reset(seed=seed)
+    stdout.write(f"{g.name}: you are player_{seat}; opponents: ")
+    stdout.write(", ".join(f"player_{s} = {names[s]}" for s in sorted(names)) + f"  (seed {seed})\n")
+    log = MoveLog(engine, seed, engine.carry_in())
+    return _play_on(env, seat, policies, names, stdin, stdout, log, record, {})
+
+
+def resume(
+    path: str,
+    opponents: list[str] | None = None,
+    seat: int | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    record: str | None = None,
+    game: str | None = None,
+) -> int:
+    """Play the game recorded in ``path`` on from its last move (see the module docstring).
+
+    Every problem with the file is a ``ValueError`` whose message names it."""
+    from kortmiljo.records import load, restore
+
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    rec = load(path)  # a RecordError (a ValueError) names the file, the move and what is wrong
+    if game is not None and game != rec.game:
+        raise ValueError(f"{path}: the record is a game of {rec.game}, not {game}")
+    check_output_file("--record", record)
+    env = restore(rec)
+    engine = env.unwrapped.engine
+    g = engine.game
+    n = engine.num_players
+    marked = [s for s in range(n) if rec.seats.get(f"player_{s}") == HUMAN]
+    if seat is not None and (not is_int(seat) or not 0 <= seat < n):
+        raise ValueError(f"--seat must be 0..{n - 1} for {n} players, got {seat!r}")
+    you = seat if seat is not None else (marked[0] if marked else None)
+    if rec.status != "unfinished":
+        who = {s: rec.seats.get(f"player_{s}") or "?" for s in range(n)}
+        totals = [rec.rewards[f"player_{s}"] for s in range(n)]
+        infos = [rec.infos.get(f"player_{s}", {}) for s in range(n)]
+        stdout.write(f"{g.name}: {path} holds a game that is over ({rec.status}, {len(rec.actions)} moves)\n")
+        _result(engine, totals, infos, you, who, stdout)
+        stdout.write("the game is over: nothing to play on.\n")
+        return 0
+    if you is None:
+        raise ValueError(f"{path}: no seat of the record is marked {HUMAN!r}; give --seat to choose yours")
+    seed = rec.seed if rec.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    if opponents is not None:
+        policies, names = _opponents(g, n, you, list(opponents), seed)
+    else:
+        specs = {}
+        for s in range(n):
+            spec = rec.seats.get(f"player_{s}")
+            if s == you:
+                continue
+            if spec is None or spec == HUMAN:
+                who = "a person" if spec == HUMAN else "nobody"
+                raise ValueError(f"{path}: player_{s} was played by {who} in the record; give --opponents")
+            specs[s] = spec
+        try:
+            policies, names = _make(g, specs, seed)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err} (give --opponents to choose others)") from None
+    moves = [(a.get("phase"), a.get("trick"), a["deal"], a.get("policy"), a.get("value")) for a in rec.actions]
+    log = MoveLog(engine, rec.seed, rec.carry, moves, [rec.rewards[f"player_{s}"] for s in range(n)])
+    stdout.write(f"{g.name}: resumed {path} after {len(rec.actions)} moves; you are player_{you}; opponents: ")
+    stdout.write(", ".join(f"player_{s} = {names[s]}" for s in sorted(names)) + "\n")
+    return _play_on(env, you, policies, names, stdin, stdout, log, record, rec.event)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="kortmiljo play", description="Play a game against agents in the terminal.")
-    p.add_argument("game", help=f"the game: {', '.join(game_names())}")
+    p.add_argument("game", nargs="?", help=f"the game: {', '.join(game_names())} (with --resume: the record's)")
     p.add_argument(
-        "--opponents", nargs="+", default=["heuristic"], help="agents for the other seats, cycled (default heuristic)"
+        "--opponents",
+        nargs="+",
+        default=None,
+        help="agents for the other seats, cycled (default heuristic; with --resume: the record's)",
     )
-    p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0 to players-1 (default 0)")
+    p.add_argument(
+        "--seat",
+        type=int_arg(0),
+        default=None,
+        help="your seat, 0 to players-1 (default 0; with --resume: the record's)",
+    )
     p.add_argument("--seed", type=int_arg(0), default=None, help="seed of the deal, >= 0 (default: random)")
     add_config_option(p)
+    p.add_argument(
+        "--record", metavar="FILE", help="save the game as a record here when it ends or you quit (JSON, atomically)"
+    )
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="play on the game recorded in FILE from its last move (its game, options and cards)",
+    )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.game is None and args.resume is None:
+        parser.error("the following arguments are required: game (or --resume FILE)")
     try:
-        return play(args.game, args.opponents, args.seat, args.seed, parse_options(args.config))
+        if args.resume is not None:
+            given = (["--config"] if args.config else []) + (["--seed"] if args.seed is not None else [])
+            if given:
+                raise ValueError(
+                    f"--resume plays on the recorded game, with its options and cards: drop {' and '.join(given)}"
+                )
+            return resume(args.resume, args.opponents, args.seat, record=args.record, game=args.game)
+        seat = 0 if args.seat is None else args.seat
+        return play(args.game, args.opponents, seat, args.seed, parse_options(args.config), record=args.record)
     except ValueError as err:
         return fail("kortmiljo play", err)
 

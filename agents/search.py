@@ -86,7 +86,7 @@ the heuristic's move even where another action has more votes. The value is the 
 mean score of the chosen action: this seat's reward from the decision to the end of the
 episode (the points margin with ``score="points"``). A decision that is not searched (one
 legal action, or a stage with ``search=False``, where the heuristic decides) gets probability
-1 on the move played and no value.
+1 on the move played, 0 on the other legal moves, and no value.
 
 **Measured strength** (default configurations and settings, search in one seat and the
 heuristic in the others, every deal played with search in each seat, per-deal mean
@@ -250,11 +250,12 @@ class SearchPolicy(Policy):
         self, obs: dict[str, np.ndarray], engine: Engine | None = None
     ) -> tuple[int, dict[int, float] | None, float | None]:
         """``act``'s move, the search's world votes per legal action and the chosen action's mean
-        score (see "Explained moves" in the module docstring); an unsearched move: ``{move: 1.0}``, None."""
+        score (see "Explained moves" in the module docstring); an unsearched move: probability 1 on
+        the move (0 on the other legal ones) and no value."""
         action = self.act(obs, engine)
         samples = self.last_samples
-        if samples is None:
-            return action, {action: 1.0}, None
+        if samples is None:  # not searched: the move is certain (the heuristic's, or the only one)
+            return action, {int(a): float(a == action) for a in np.flatnonzero(obs["action_mask"])}, None
         actions = list(self.last_scores)
         return action, world_votes(samples, self.last_weights, actions), float(self.last_scores[action])
 
