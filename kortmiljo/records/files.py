@@ -55,17 +55,18 @@ def load_all(path: str | os.PathLike, verify: bool = True) -> list[Record]:
     if not text.strip():
         raise RecordError(f"{src}: the file is empty")
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if len(lines) > 1 and _is_json(lines[0][1]):  # JSON Lines: every line a whole record
+    if len(lines) > 1 and any(_is_record_line(line) for _, line in lines):  # JSON Lines: a record per line
         return [loads(line, f"{src} line {n}", verify) for n, line in lines]
     return [loads(text, src, verify)]  # one document (pretty-printed or not); a JSON error says where
 
 
-def _is_json(line: str) -> bool:
+def _is_record_line(line: str) -> bool:
+    """Whether a line is a whole record by itself (no line of a pretty-printed record is)."""
     try:
-        json.loads(line)
+        doc = json.loads(line)
     except json.JSONDecodeError:
         return False
-    return True
+    return isinstance(doc, dict) and "format" in doc
 
 
 def load(path: str | os.PathLike, index: int | None = None, verify: bool = True) -> Record:

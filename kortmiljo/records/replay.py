@@ -3,8 +3,8 @@
 A record holds everything that decided its episode (the decks of every deal, the dealer, the
 moves, a carried-in pot), so replaying its moves through a fresh engine gives back every
 position exactly: each observation, mask, ``unseen``, reward and info equals the original run's.
-Deals after the recorded ones (when a restored game is played on) are shuffled from the record's
-seed, so they differ from the original run's once play leaves the record.
+Deals after the recorded ones (when a restored game is played on) are new: they are shuffled from
+a seed derived from the record's (:func:`play_on_seed`), the same on every restore.
 """
 
 from __future__ import annotations
@@ -35,6 +35,16 @@ def episode_options(record: Record) -> dict[str, Any]:
     return options
 
 
+def play_on_seed(record: Record) -> int | None:
+    """The seed a restored env is reset with: derived from the record's seed and its number of
+    deals. The recorded deals are stacked, so the seed only shuffles the deals past the record;
+    the original stream would deal the recorded decks again (the stacked ones did not use it up),
+    so a derived one deals new cards, the same on every restore. None for an unseeded record."""
+    if record.seed is None:
+        return None
+    return int(np.random.SeedSequence([record.seed, len(record.deals)]).generate_state(1)[0])
+
+
 def _action(game, record: Record, i: int) -> int:
     try:
         return game.action_from_string(record.actions[i]["action"])
@@ -61,7 +71,7 @@ def restore(record: Record, step: int | None = None, render_mode: str | None = N
     game = check_game(rec)
     env = OrderEnforcing(CardGameEnv(game, render_mode=render_mode))
     try:
-        env.reset(seed=rec.seed, options=options)
+        env.reset(seed=play_on_seed(rec), options=options)
     except ValueError as err:
         raise RecordError(f"{rec.where()}: {err}") from None
     for i in range(int(steps)):
