@@ -284,7 +284,8 @@ def run_tournament(
                 recorder.seats = {env.possible_agents[i]: names[a] for i, a in enumerate(seating)}
                 recorder.event = {"tournament": tournament, "deal": deal, "rotation": rotation, "game": played}
                 rewards, infos = play_game(recorder, seated, episode_seed, options, explain=True)
-                save(recorder.last_record or recorder.record(), record_dir / f"{g.name}-{played:06d}.json")
+                # atomic (a complete file or none); no fsync: a tournament writes one per game
+                save(recorder.record(), record_dir / f"{g.name}-{played:06d}.json", fsync=False)
             played += 1
             cap = truncated_by(infos)
             if cap is not None:

@@ -5,6 +5,9 @@ Rows (each the median of ``--repeats`` runs of ``--seconds`` each):
 * kortmiljo games, bare engine: ``legal_actions`` + ``observe`` + ``unseen`` + ``legal_mask``
   for the seat on move every step (what a learner needs), then ``step``;
 * kortmiljo games through ``<game>_v0.env()``: the full AEC loop (``last()``, mask, ``step``);
+* the same loop through ``RecordEpisode(<game>_v0.env())`` (:mod:`kortmiljo.records`: every
+  episode recorded), measured in the same run as the plain ``env()`` row (see
+  ``benchmarks/record_overhead.py`` for the two timed alternately);
 * kortmiljo batched engines at B = 1, 64, 1024, 4096 lanes: ``legal_mask`` + ``observation`` +
   ``unseen`` of every lane's seat on move, a random legal action per lane, ``step`` (finished
   lanes auto-reset); agent-steps = lanes × steps, numpy on one core;
@@ -233,6 +236,16 @@ def rows() -> list[tuple[str, str, Callable[[], Callable]]]:
             return bench_aec(lambda: import_module(f"kortmiljo.{game_def(g).env_name}").env(**c))
 
         out.append((f"{label}: env() AEC loop", "kortmiljo", make_aec))
+
+        def make_recorded(g=game, c=config):
+            from importlib import import_module
+
+            from kortmiljo import game_def
+            from kortmiljo.records import RecordEpisode
+
+            return bench_aec(lambda: RecordEpisode(import_module(f"kortmiljo.{game_def(g).env_name}").env(**c)))
+
+        out.append((f"{label}: env() with RecordEpisode", "kortmiljo", make_recorded))
     for game, config, label in BATCHED_ROWS:
         for b in BATCH_SIZES:
             out.append((f"{label}: batched B={b}", "kortmiljo", lambda g=game, c=config, b=b: bench_batched(g, c, b)))

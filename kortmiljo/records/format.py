@@ -91,7 +91,7 @@ class Record:
             "created": self.created,
             "carry": jsonable(self.carry),
             "deals": [{"dealer": int(x["dealer"]), "deck": list(x["deck"])} for x in self.deals],
-            "actions": [jsonable(a) for a in self.actions],
+            "actions": self.actions,  # plain JSON values already (build_record and the parser make them)
             "status": self.status,
             "rewards": {k: float(v) for k, v in self.rewards.items()},
             "infos": jsonable(self.infos),
@@ -263,6 +263,7 @@ def _check_partial_deck(state, deck: list, where: str) -> None:
 
 
 # ---- files --------------------------------------------------------------------------------------
-def dumps(record: Record, indent: int | None = 1) -> str:
-    """The record as JSON text (``indent=None``: one line, as in a JSON Lines file)."""
+def dumps(record: Record, indent: int | None = None) -> str:
+    """The record as JSON text: one line (as in a JSON Lines file; Python's fast C encoder), or
+    indented with ``indent`` for reading (``kortmiljo replay`` is the view meant for people)."""
     return json.dumps(record.to_dict(), ensure_ascii=False, indent=indent, allow_nan=False)

@@ -77,9 +77,23 @@ def build_record(
         rewards={nm: float(r) for nm, r in zip(names, rewards, strict=True)},
         infos={nm: jsonable(engine.info(i)) if ended else {} for i, nm in enumerate(names)},
         kortmiljo=package_version(),
-        created=now(),
+        created=getattr(engine, "created", None) or now(),
         event=dict(event or {}),
     )
+
+
+class _Ended:
+    """What :func:`build_record` reads of an engine whose episode has ended, kept past its next reset."""
+
+    def __init__(self, engine: Any):
+        self.game, self.deck = engine.game, engine.deck
+        self.history, self.deal_log = engine.history, engine.deal_log  # new lists on every new episode
+        self.terminal, self.truncated = engine.terminal, engine.truncated
+        self._infos = [engine.info(i) for i in range(engine.num_players)]
+        self.created = now()
+
+    def info(self, seat: int) -> dict:
+        return self._infos[seat]
 
 
 class RecordEpisode(BaseWrapper):
@@ -104,10 +118,11 @@ class RecordEpisode(BaseWrapper):
         if not isinstance(engine, Engine):
             raise TypeError(f"RecordEpisode records kortmiljo envs (CardGameEnv and its wrappers), got {env!r}")
         self.engine = engine
+        self._raw = env.unwrapped
         self.seats = dict(seats or {})
         self.event = dict(event or {})
         self.on_end = on_end
-        self.last_record: Record | None = None
+        self._last: Record | tuple | None = None
         self._moves: list[tuple] = []
         self._rewards: list[float] = []
         self._note: tuple[Any, Any] = (None, None)
@@ -124,7 +139,7 @@ class RecordEpisode(BaseWrapper):
         self._seed = seed
         self._carry = e.carry_in()
         self._ended = False
-        self.last_record = None
+        self._last = None
 
     def annotate(self, policy: Mapping[Any, float] | None = None, value: float | None = None) -> None:
         """Store ``policy`` (action index or name → probability) and ``value`` with the next move."""
@@ -137,12 +152,10 @@ class RecordEpisode(BaseWrapper):
             return
         phase, trick = e.moment()
         deal = len(e.deal_log) - 1
-        before = len(e.history)
         self.env.step(action)  # an illegal action raises here, before anything is noted
-        if len(e.history) == before:
-            return
         policy, value = self._note
-        self._note = (None, None)
+        if policy is not None or value is not None:
+            self._note = (None, None)
         self._moves.append((phase, trick, deal, policy, value))
         r = e.rewards
         if any(r):
@@ -151,12 +164,22 @@ class RecordEpisode(BaseWrapper):
                 acc[i] += x
         if e.terminal or e.truncated:
             self._ended = True
-            self.last_record = self.record()
+            # what the record needs, kept as it is: the record itself is built when first asked for
+            self._last = (_Ended(e), self._moves, self._rewards, dict(self.seats), self._seed, self._carry, self.event)
             if self.on_end is not None:
                 self.on_end(self.last_record)
 
+    @property
+    def last_record(self) -> Record | None:
+        """The record of the last episode that ended (None until one has)."""
+        if isinstance(self._last, tuple):
+            self._last = build_record(*self._last)
+        return self._last
+
     def record(self) -> Record:
         """The record of the current (or last) episode, as far as it has been played."""
+        if self._ended and self._last is not None:
+            return self.last_record
         if not self._rewards:
             raise ValueError("no episode to record yet: call reset() first")
         return build_record(self.engine, self._moves, self._rewards, self.seats, self._seed, self._carry, self.event)
@@ -167,7 +190,9 @@ class RecordEpisode(BaseWrapper):
 
 
 def _forward(name: str) -> property:
-    return property(lambda self: getattr(self.env, name))
+    """A read-only attribute of the env, read straight from the unwrapped one (the AEC loop reads
+    ``agents`` and ``agent_selection`` every step; a chain of ``__getattr__`` would cost a tenth)."""
+    return property(lambda self: getattr(self._raw, name))
 
 
 for _name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards"):

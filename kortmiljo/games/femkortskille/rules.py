@@ -37,6 +37,8 @@ from .game import (
 )
 from .render import render
 
+PHASE_NAMES = {p: p.name.lower() for p in Phase}  # what a record notes with each move
+
 
 class FemkortskilleEngine(Engine):
     NAME = "femkortskille"
@@ -547,7 +549,7 @@ class FemkortskilleEngine(Engine):
         return self._unseen[seat].copy()
 
     def moment(self):
-        return self.phase.name.lower(), (self.trick_no if self.phase is Phase.PLAY else None)
+        return PHASE_NAMES[self.phase], (self.trick_no if self.phase is Phase.PLAY else None)
 
     def known_cards(self, seat: int) -> list[int]:
         """The cards ``seat`` can locate: its hand and discards, every card played, shown hands."""

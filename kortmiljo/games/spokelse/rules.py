@@ -17,6 +17,8 @@ from ...core.engine import Engine, winners_rewards
 from .game import DISCARD, DRAW, LOC_DISCARD, LOC_STOCK, SWAP0, TAKE, UNKNOWN, Phase
 from .render import render
 
+PHASE_NAMES = {p: p.name.lower() for p in Phase}  # what a record notes with each move
+
 
 class SpokelseEngine(Engine):
     NAME = "spokelse"
@@ -241,7 +243,7 @@ class SpokelseEngine(Engine):
 
     # ---- views ----------------------------------------------------------------
     def moment(self):
-        return self.phase.name.lower(), None
+        return PHASE_NAMES[self.phase], None
 
 
     def observe(self, seat: int) -> np.ndarray:

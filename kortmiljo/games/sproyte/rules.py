@@ -45,6 +45,8 @@ from .game import (
 )
 from .render import render
 
+PHASE_NAMES = {p: p.name.lower() for p in Phase}  # what a record notes with each move
+
 
 class SproyteEngine(Engine):
     NAME = "sproyte"
@@ -455,7 +457,7 @@ class SproyteEngine(Engine):
 
     # ---- knowledge ------------------------------------------------------------
     def moment(self):
-        return self.phase.name.lower(), (self.trick_no if self.phase is Phase.PLAY else None)
+        return PHASE_NAMES[self.phase], (self.trick_no if self.phase is Phase.PLAY else None)
 
     def unseen(self, seat: int) -> np.ndarray:
         return self._unseen[seat].copy()
