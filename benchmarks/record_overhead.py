@@ -1,10 +1,11 @@
 """What recording costs: env() with and without ``RecordEpisode``, a tournament with and without ``--record``.
 
 (a) For each built-in game in its default configuration: random legal play through the AEC loop
-    of ``<game>_v0.env()`` (``last()``, mask, ``step``), bare and wrapped in
+    of ``<game>_v0.env()`` (``last()``, mask, ``step``), bare, wrapped in
     :class:`kortmiljo.records.RecordEpisode` (which notes each move; the record is built when asked
-    for), and wrapped with every record built (``on_end``: the ``all built`` column). The two are timed alternately, ``--repeats`` times ``--seconds`` each, in one
-    run; the table gives the median agent-steps/s of each (wall clock and CPU time) and their ratio.
+    for), and wrapped with every record built (``on_end``: the ``all built`` column). They are
+    timed alternately, ``--repeats`` times ``--seconds`` each, in one run; the table gives the
+    median agent-steps/s of each (wall clock and CPU time) and their ratio.
 (b) A duplicate-deal tournament (:func:`agents.tournament.run_tournament`), by default Sprøyte
     heuristic vs heuristic vs random over ``--games`` games, without and with ``record=DIR`` (every
     game saved as a record file, the agents asked to explain their moves), alternately
