@@ -30,7 +30,7 @@ def test_save_and_load_one_record(tmp_path):
         path = tmp_path / f"game{i}.json"
         save(rec, path)
         text = path.read_text(encoding="utf-8")
-        assert text.endswith("\n") and text.count("\n") > 1  # pretty-printed, one document
+        assert text.endswith("\n") and text.count("\n") == 1  # one document, on one line (compact JSON)
         jsonschema.validate(json.loads(text), schema())
         back = load(path)
         assert back == rec
