@@ -196,6 +196,29 @@ class Engine(ABC):
         (from 0) where tricks are played, else None: what a record notes for each move."""
         return None, None
 
+    def table(self, viewer: int | None = None) -> dict[str, Any]:
+        """The table as ``viewer`` sees it, as JSON-able data (None: the open view): what the web
+        app draws. Card codes only where ``viewer`` can locate the card, ``None`` for a card it
+        cannot (the conformance suite checks this). Keys: ``phase``, ``dealer``, ``to_move``,
+        ``seats`` (per seat: ``seat``, ``role``, ``cards``, ``labels``, ``stats``, ``status``),
+        ``piles`` (``name``, ``cards``, ``count``), ``trick`` (``seat``, ``card``) and ``facts``
+        (public numbers and names: pot, trump, contract, scores). This default gives the frame;
+        a game fills it in."""
+        n = self.num_players
+        over = self.terminal or self.truncated
+        return {
+            "phase": self.moment()[0],
+            "dealer": None,
+            "to_move": None if over else f"player_{self.current_player}",
+            "seats": [
+                {"seat": f"player_{s}", "role": None, "cards": [], "labels": None, "stats": {}, "status": None}
+                for s in range(n)
+            ],
+            "piles": [],
+            "trick": [],
+            "facts": {},
+        }
+
     def known_cards(self, seat: int) -> list[int]:
         """The cards (ints) ``seat`` can locate now: by default those its ``unseen`` clears. A deck
         with identical copies overrides this, since ``unseen`` counts copies, not cards."""
