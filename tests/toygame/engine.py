@@ -102,6 +102,21 @@ class ToyEngine(Engine):
             lines.append(row)
         return "\n".join(lines)
 
+    def table(self, viewer: int | None = None) -> dict:
+        """The table as ``viewer`` sees it (None: the open view): each seat's card, the stock."""
+        t = super().table(viewer)
+        t["dealer"] = f"player_{self.dealer}"
+        for s, seat in enumerate(t["seats"]):
+            seat["role"] = "dealer" if s == self.dealer else "forhånd"
+            seat["cards"] = [self.deck.code(self.cards[s]) if viewer is None or self.shown or s == viewer else None]
+            seat["stats"] = {"staked": self.staked[s], "chips": self.net[s]}
+        t["piles"] = [{"name": "stock", "seat": None, "cards": [None] * len(self.stock), "count": len(self.stock)}]
+        if viewer is None:
+            t["piles"][0]["cards"] = [self.deck.code(c) for c in self.stock]
+        t["phase"] = STAGE_NAMES[self.stage]
+        t["facts"] = {"pot": sum(self.staked), "ante": self.ante, "bet": self.bet, "showdown": self.shown}
+        return t
+
     def resample(self, seat: int, rng: np.random.Generator) -> ToyEngine:
         """The other seat's card (unless shown) and the undealt cards, redealt among those places."""
         new = self.clone()

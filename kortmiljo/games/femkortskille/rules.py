@@ -35,7 +35,7 @@ from .game import (
     Phase,
     Status,
 )
-from .render import render
+from .render import render, table
 
 PHASE_NAMES = {p: p.name.lower() for p in Phase}  # what a record notes with each move
 
@@ -607,6 +607,9 @@ class FemkortskilleEngine(Engine):
 
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
+
+    def table(self, viewer: int | None = None) -> dict:
+        return table(self, viewer)
 
     # ---- search support ---------------------------------------------------------
     def clone(self) -> FemkortskilleEngine:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.engine import Engine, winners_rewards
 from .game import DISCARD, DRAW, LOC_DISCARD, LOC_STOCK, SWAP0, TAKE, UNKNOWN, Phase
-from .render import render
+from .render import render, table
 
 PHASE_NAMES = {p: p.name.lower() for p in Phase}  # what a record notes with each move
 
@@ -245,7 +245,6 @@ class SpokelseEngine(Engine):
     def moment(self):
         return PHASE_NAMES[self.phase], None
 
-
     def observe(self, seat: int) -> np.ndarray:
         return self._obs[seat].copy()
 
@@ -343,6 +342,9 @@ class SpokelseEngine(Engine):
 
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
+
+    def table(self, viewer: int | None = None) -> dict:
+        return table(self, viewer)
 
     # ---- search support ---------------------------------------------------------
     def clone(self) -> SpokelseEngine:

@@ -43,13 +43,14 @@ from .game import (
     contract_of_shown,
     deal_points,
 )
-from .render import render
+from .render import render, table
 
 PHASE_NAMES = {p: p.name.lower() for p in Phase}  # what a record notes with each move
 
 
 class SproyteEngine(Engine):
     NAME = "sproyte"
+
     # ---- episode --------------------------------------------------------------
     def _start(self, deck, dealer):
         self.totals = [0] * N
@@ -507,6 +508,9 @@ class SproyteEngine(Engine):
 
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
+
+    def table(self, viewer: int | None = None) -> dict:
+        return table(self, viewer)
 
     # ---- copies ------------------------------------------------------------------
     _VIEWS = ("_flat", "_uflat")  # flat views of _obs and _unseen: rebuilt, never copied apart
