@@ -4,23 +4,30 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all bench lint clean
+.PHONY: demo test test-all bench lint clean chromium
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[train,test,bench,openspiel]'
+	$(PY) -m pip install -q -e '.[train,test,bench,openspiel,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)  ## the main job: train a small agent and evaluate it against the baselines
 	$(PY) -m train.demo
 
-test: $(STAMP)  ## the default test suite (slow checks excluded)
-	$(PY) -m pytest -q -n 2
+# the browser tests drive the system's Chromium (Debian's package works offline with Playwright)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		echo "installing chromium with apt-get (for the browser tests)"; \
+		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-test-all: $(STAMP)  ## everything, slow checks included
-	$(PY) -m pytest -q -n 2 -m ''
+test: $(STAMP) chromium  ## the default test suite (slow checks excluded), browser tests included
+	KORTMILJO_REQUIRE_BROWSER=1 $(PY) -m pytest -q -n 2
+
+test-all: $(STAMP) chromium  ## everything, slow checks included
+	KORTMILJO_REQUIRE_BROWSER=1 $(PY) -m pytest -q -n 2 -m ''
 
 bench: $(STAMP)  ## throughput (with the PGX anchor) and strength tables
 	$(PY) -m pip install -q -e '.[pgx]'

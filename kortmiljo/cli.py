@@ -1,4 +1,4 @@
-"""The ``kortmiljo`` command: ``eval``, ``play``, ``train`` and ``replay`` subcommands.
+"""The ``kortmiljo`` command: ``eval``, ``play``, ``train``, ``replay`` and ``serve`` subcommands.
 
 Each subcommand lives with its code (agents/, train/); this file only dispatches, so
 ``kortmiljo --help`` stays fast and light, and holds what every subcommand's command line shares:
@@ -27,8 +27,9 @@ COMMANDS = {
     "play": ("agents.play", "play a game against agents in the terminal"),
     "train": ("train.cli", "train a MaskablePPO agent with self-play"),
     "replay": ("kortmiljo.records.cli", "print a game record as text, as a seat saw it or open"),
+    "serve": ("agents.serve", "the web app: play against the agents and watch replays in a browser"),
 }
-EXTRAS = {"train": "train"}  # the pip extra a subcommand needs beyond the core dependencies
+EXTRAS = {"train": "train", "serve": "web"}  # the pip extra a subcommand needs beyond the core dependencies
 
 ROOT = Path(__file__).resolve().parent.parent  # holds kortmiljo, and beside it agents/ and train/
 OWN_PACKAGES = ("agents", "train")
@@ -117,7 +118,8 @@ def fail(prog: str, err: BaseException | str, status: int = 2) -> int:
 
 # ---- the dispatcher ------------------------------------------------------------------------------
 def usage() -> str:
-    lines = ["usage: kortmiljo {eval,play,train,replay} ARGS [options]   (kortmiljo COMMAND --help for details)", ""]
+    names = ",".join(COMMANDS)
+    lines = [f"usage: kortmiljo {{{names}}} ARGS [options]   (kortmiljo COMMAND --help for details)", ""]
     lines += [f"  {name:6} {text}" for name, (_, text) in COMMANDS.items()]
     return "\n".join(lines)
 

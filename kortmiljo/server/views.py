@@ -1,0 +1,178 @@
+"""The JSON the web app answers with (docs/web.md): the catalog, a game's view, a replay step.
+
+Every function returns plain JSON values. A game's view during play holds only what the human
+seat can locate: ``Engine.table(human)``, ``Engine.render(human)``, the human's legal moves, and
+the log as the human saw it (kept by :class:`~kortmiljo.server.sessions.GameSession`). Once the
+game has ended, the table and text are the open view and the summary lists every deal's hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..core.game import GameDef
+from ..records import Record, RecordError, redact, restore, to_text
+from ..records.format import check_game, jsonable
+from ..records.redact import seat_index, views
+from .sessions import GameSession, label
+
+
+def catalog(definitions: Iterable[GameDef], agents: Sequence[str]) -> dict[str, Any]:
+    """``GET /api/catalog``: every game with its player range, options and example configurations,
+    and the agent names the server plays."""
+    games = []
+    for d in definitions:
+        games.append(
+            {
+                "name": d.name,
+                "display_name": d.display_name,
+                "players": list(d.players),
+                "options": {k: {"default": jsonable(o.default), "allowed": o.allowed} for k, o in d.options.items()},
+                "examples": [jsonable(dict(x)) for x in d.examples],
+            }
+        )
+    return {"games": games, "agents": list(agents)}
+
+
+def game_view(s: GameSession) -> dict[str, Any]:
+    """The view of a game for its human seat (docs/web.md, "The game view")."""
+    e, g = s.engine, s.game
+    over = s.over
+    viewer = None if over else s.seat
+    names = g.action_names
+    legal = []
+    if s.human_to_move:
+        legal = [{"index": int(a), "name": names[a], "label": label(g, names[a])} for a in e.legal_actions()]
+    n = g.num_players
+    return {
+        "id": s.id,
+        "game": g.name,
+        "display_name": g.definition.display_name,
+        "config": jsonable(dict(g.config)),
+        "seat": f"player_{s.seat}",
+        "seats": dict(s.seats),
+        "status": s.status,
+        "to_move": None if over else f"player_{e.current_player}",
+        "legal": legal,
+        "table": jsonable(e.table(viewer)),
+        "text": e.render(viewer),
+        "log": list(s.log),
+        "rewards": {f"player_{i}": float(s.totals[i]) for i in range(n)},
+        "infos": s.infos(),
+        "summary": s.summary(),
+    }
+
+
+def record_entry(name: str, record: Record) -> dict[str, Any]:
+    """One line of ``GET /api/records``."""
+    return {
+        "name": name,
+        "game": record.game,
+        "status": record.status,
+        "moves": len(record.actions),
+        "seats": dict(record.seats),
+    }
+
+
+def _log_entry(game, i: int, a: dict[str, Any], name: str, seen: list[str]) -> dict[str, Any]:
+    return {
+        "n": i,
+        "seat": a["seat"],
+        "action": name,
+        "label": label(game, name),
+        "seen": list(seen),
+        "deal": a["deal"],
+        "phase": a.get("phase"),
+        "trick": a.get("trick"),
+    }
+
+
+def record_log(record: Record, seat: int | None) -> list[dict[str, Any]]:
+    """Every move of ``record`` as ``seat`` saw it (the log of a game view); ``seat`` None: the
+    open view (every move by its name, ``seen`` what its mover located by it). A redacted record
+    has only its own seat's view."""
+    game = check_game(record)
+    if record.redacted:
+        return [_log_entry(game, i, a, a["action"], a.get("seen", [])) for i, a in enumerate(record.actions)]
+    if seat is None:
+        _, names, seen = views(record, lambda mover: mover)
+        return [_log_entry(game, i, a, names[i], seen[i]) for i, a in enumerate(record.actions)]
+    view = redact(record, seat)
+    return [_log_entry(game, i, a, a["action"], a["seen"]) for i, a in enumerate(view.actions)]
+
+
+def dealt_table(record: Record, step: int, seat: int) -> dict[str, Any]:
+    """A table for a redacted record, which cannot be restored: the hands of the deal move ``step``
+    is in, *as dealt* (``null`` for a card the record hides), from the record's decks and the
+    game's ``deal_holders``. ``facts.view`` says so."""
+    game = check_game(record)
+    acts = record.actions
+    d = acts[step - 1]["deal"] if step > 0 else 0
+    deal = record.deals[d]
+    dealer = deal["dealer"]
+    n = game.num_players
+    seats = [{"seat": f"player_{s}", "role": None, "cards": [], "labels": None, "stats": {}, "status": None}
+             for s in range(n)]  # fmt: skip
+    labels: list[list[str]] = [[] for _ in range(n)]
+    piles: dict[str, list] = {}
+    for holder, card in zip(game.deal_holders(dealer), deal["deck"], strict=True):
+        who, _, part = holder.partition(" ")
+        if who.startswith("player_") and who[7:].isdigit() and int(who[7:]) < n:
+            s = int(who[7:])
+            seats[s]["cards"].append(card)
+            labels[s].append(part or "hand")
+        else:
+            piles.setdefault(holder, []).append(card)
+    for s in range(n):
+        if any(x != "hand" for x in labels[s]):
+            seats[s]["labels"] = labels[s]
+    seats[dealer]["role"] = "dealer"
+    last = acts[step - 1] if step > 0 else None
+    to_move = acts[step]["seat"] if step < len(acts) else None
+    return {
+        "phase": None if last is None else last.get("phase"),
+        "dealer": f"player_{dealer}",
+        "to_move": to_move,
+        "seats": seats,
+        "piles": [{"name": k, "cards": v, "count": len(v)} for k, v in piles.items()],
+        "trick": [],
+        "facts": {"view": "as dealt", "deal": d + 1, "seen_by": record.redacted_for},
+    }
+
+
+def replay_step(
+    record: Record, step: int, seat: int | str | None, log: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """``GET /api/replays/{name}/step/{k}``: the position after move ``step`` from ``seat``'s view
+    (None: the open view). A full record is restored there (``Engine.table``); a redacted one has
+    only its own seat's view and cannot be restored, so its table is the deal as dealt
+    (:func:`dealt_table`). ``log``: :func:`record_log` of that view, if the caller keeps it. Bad
+    steps and seats raise ``RecordError`` (a ``ValueError``)."""
+    moves = len(record.actions)
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= moves:
+        raise RecordError(f"step must be a move 0..{moves}, got {step!r}")
+    if record.redacted:
+        own = seat_index(record, record.redacted_for)
+        if seat is not None and seat_index(record, seat) != own:
+            raise RecordError(
+                f"the record is redacted for {record.redacted_for}; it has no other view (seat must be "
+                f"{record.redacted_for} or none)"
+            )
+        log = (record_log(record, own) if log is None else log)[:step]
+        text = to_text(record, seat=own, step=step)
+        return {"table": dealt_table(record, step, own), "text": text, "log": log, "move": step, "moves": moves}
+    s = None if seat is None else seat_index(record, seat)
+    engine = restore(record, step=step).unwrapped.engine
+    ended = engine.terminal or engine.truncated
+    viewer = None if s is None or ended else s  # once it has ended the rules have shown every card
+    return {
+        "table": jsonable(engine.table(viewer)),
+        "text": to_text(record, seat=s, step=step),
+        "log": (record_log(record, s) if log is None else log)[:step],
+        "move": step,
+        "moves": moves,
+    }
+
+
+__all__ = ["catalog", "dealt_table", "game_view", "record_entry", "record_log", "replay_step"]

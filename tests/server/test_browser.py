@@ -1,0 +1,476 @@
+"""The web page in a real browser (headless Chromium through Playwright) against a real server.
+
+* a whole game of every game, played by clicking the legal-move buttons (and cards, and keys)
+  until the end summary shows every deal's hands;
+* every response the browser received during a game holds no card the human seat could not
+  locate at that point (checked against the full record, fetched only after the end, replayed
+  through the engine);
+* a disabled move cannot be played: clicking it sends nothing and changes nothing;
+* a replay: step forward and back, jump with the slider, play to the end, switch the seat view,
+  the annotations of a move; an uploaded record plays too.
+
+Screenshots go to ``tests/server/artifacts/`` (git-ignored). Fixtures: ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+MOVE = '[data-testid="move"][data-legal="1"]:not([disabled])'
+ANY_MOVE = '[data-testid="move"]'
+SUMMARY = '[data-testid="summary"]:not([hidden])'
+MAX_HUMAN_MOVES = 400
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def open_app(page, hash_: str = "") -> None:
+    page.goto(f"/?pace=0{hash_}")
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def start_game(page, game: str, seed: int, opponents: str = "heuristic", seat: str | None = None) -> None:
+    page.select_option('[data-testid="game-select"]', game)
+    if seat is not None:
+        page.select_option('[data-testid="seat-select"]', seat)
+    for box in page.locator('[data-testid="opponents"] input').all():
+        box.fill(opponents)
+    page.fill('[data-testid="seed"]', str(seed))
+    page.click('[data-testid="start"]')
+    page.wait_for_selector('[data-testid="game"]:not([hidden])')
+
+
+def log_count(page) -> int:
+    return page.locator('[data-testid="move-log"] [data-testid="log-entry"]').count()
+
+
+def wait_turn(page) -> bool:
+    """Wait until the human may move (True) or the game has ended (False)."""
+    page.wait_for_selector(f"{MOVE}, {SUMMARY}")
+    return page.locator(SUMMARY).count() == 0
+
+
+def play_one(page, rng: np.random.Generator, how: str = "button") -> None:
+    """Play a legal move: a button, a playable card of the hand, or by the keys."""
+    before = log_count(page)
+    moves = page.locator(MOVE)
+    n = moves.count()
+    assert n > 0
+    k = int(rng.integers(n))
+    if how == "keys" and k < 9:
+        page.keyboard.press(str(k + 1))
+        focused = page.evaluate("document.activeElement.dataset.action")
+        assert focused == moves.nth(k).get_attribute("data-action")
+        if n > 1:  # the arrows move the focus over the legal moves, and back
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate("document.activeElement.dataset.action") == moves.nth((k + 1) % n).get_attribute(
+                "data-action"
+            )
+            page.keyboard.press("ArrowLeft")
+            assert page.evaluate("document.activeElement.dataset.action") == focused
+        page.keyboard.press("Enter")
+    elif how == "card" and page.locator("button.card.playable").count():
+        page.locator("button.card.playable").first.click()
+    else:
+        moves.nth(k).click()
+    # the move is in the log once the server has answered (the human's own move at least)
+    page.locator('[data-testid="move-log"] [data-testid="log-entry"]').nth(before).wait_for(state="attached")
+
+
+def offered(page) -> tuple[set[str], set[str], set[str]]:
+    """The moves the page offers now: (legal buttons, disabled buttons, playable cards)."""
+    names = page.eval_on_selector_all(
+        '[data-testid="move"], button.card.playable',
+        "els => els.map(e => [e.dataset.testid === 'move' ? e.dataset.legal : 'card', e.dataset.action])",
+    )
+    return tuple({a for kind, a in names if kind == k} for k in ("1", "0", "card"))  # type: ignore[return-value]
+
+
+def play_to_end(page, seed: int, shots: dict[int, Any] | None = None, game: str | None = None) -> int:
+    """Click legal moves until the summary appears; the number of human moves. With ``game``, every
+    move offered is checked: the legal buttons and playable cards are the server's legal moves, the
+    disabled buttons other actions of the game."""
+    from kortmiljo.core.registry import load_game
+
+    actions = set(load_game(game).action_names) if game else None
+    rng = np.random.default_rng(seed)
+    moves = 0
+    while wait_turn(page):
+        if shots and moves in shots:
+            shots[moves]()
+        if actions is not None:
+            legal, disabled, cards = offered(page)
+            assert legal and legal <= actions and cards <= legal, (legal, cards)
+            assert disabled <= actions - legal, disabled - (actions - legal)
+        how = ("button", "card", "keys")[moves % 3]
+        play_one(page, rng, how)
+        moves += 1
+        assert moves < MAX_HUMAN_MOVES, "the game does not end"
+    return moves
+
+
+def no_script_errors(page) -> None:
+    assert page.errors == [], page.errors
+
+
+# ---------------------------------------------------------------- what the human may see
+
+FRENCH_CODE = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK][SHDC])(?![A-Za-z0-9])")
+FRENCH_PRETTY = re.compile(r"(10|[A2-9JQK])([♠♥♦♣])")
+WORD = re.compile(r"[A-Za-zÅÄÖåäö]+")
+
+
+def card_names(game) -> dict[str, set[int]]:
+    """Every way a card is written (its code, its pretty name) → the card ints it may be."""
+    deck = game.deck
+    out: dict[str, set[int]] = {}
+    for c in deck.cards:
+        for text in (deck.code(c), deck.pretty(c)):
+            out.setdefault(text, set()).add(c)
+    return out
+
+
+def cards_in(value: Any, game) -> set[str]:
+    """The card names (codes or pretty names, as written) in a JSON value, keys included."""
+    names = card_names(game)
+    kille = game.deck.kille
+    found: set[str] = set()
+
+    def text(s: str) -> None:
+        head, sep, tail = s.partition(":")
+        for whole in (s, tail if sep else None):  # "5" (a kille card) or "play:5"
+            if whole is not None and whole in names:
+                found.add(whole)
+        if kille:
+            found.update(w for w in WORD.findall(s) if w in names)
+        else:
+            found.update(FRENCH_CODE.findall(s))
+            found.update(m.group(0) for m in FRENCH_PRETTY.finditer(s))
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            text(v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                text(str(k))
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return {f for f in found if f in names}
+
+
+def allowed_cards(record, seat: int) -> list[set[int]]:
+    """allowed[n]: the cards ``seat`` has located by move n (the union of ``known_cards`` up to it)."""
+    from kortmiljo.records import restore
+
+    engine = restore(record, step=0).unwrapped.engine
+    game = engine.game
+    known = set(engine.known_cards(seat))
+    out = [set(known)]
+    for a in record.actions:
+        engine.step(game.action_from_string(a["action"]))
+        known |= set(engine.known_cards(seat))
+        out.append(set(known))
+    return out
+
+
+def check_no_hidden_cards(responses: list[tuple[str, str]], record, seat: int) -> int:
+    """Every API response before the end names only cards ``seat`` had located by then; how many
+    card names were checked."""
+    from kortmiljo.core.registry import load_game
+
+    game = load_game(record.game, **record.config)
+    names = card_names(game)
+    allowed = allowed_cards(record, seat)
+    n, checked = 0, 0
+    for url, body in responses:
+        if "/api/games" not in url:
+            continue  # the catalog names cards in its option examples: the same for every game
+        try:
+            data = json.loads(body)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "log" in data and "status" in data:
+            if data["status"] != "playing":
+                break  # the game has ended: the rules have shown every card
+            n = len(data["log"])
+        for name in cards_in(data, game):
+            checked += 1
+            assert names[name] & allowed[n], (
+                f"{url}: the answer names {name!r}, a card player_{seat} could not locate after move {n}"
+            )
+    return checked
+
+
+# ---------------------------------------------------------------- whole games
+
+
+@pytest.mark.parametrize(
+    ("game", "seed", "opponents"),
+    [("spokelse", 7, "heuristic"), ("sproyte", 8, "heuristic"), ("femkortskille", 9, "heuristic")],
+)
+def test_whole_game(page, live_server, artifacts, game, seed, opponents):
+    from kortmiljo.records import from_dict
+
+    responses: list = []
+    page.on("response", lambda r: responses.append(r) if "/api/" in r.url else None)
+    open_app(page)
+    start_game(page, game, seed, opponents)
+    table = page.locator('[data-testid="table"]')
+    assert table.locator('[data-testid="seat-player_0"]').count() == 1
+    assert page.locator('[data-testid="facts"] [data-testid="fact-phase"]').count() == 1
+
+    def mid() -> None:
+        # the human's own hand is face up, the others' are not
+        me = page.locator(".seat.me [data-testid='hand']")
+        assert me.locator('[data-testid="card"]').count() > 0
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(artifacts / f"{game}-playing.png"))
+
+    human_moves = play_to_end(page, seed, {0: mid}, game)
+    assert human_moves > 0
+    summary = page.locator(SUMMARY)
+    assert summary.locator('[data-testid="summary-deal"]').count() >= 1
+    assert summary.locator('[data-testid="results"] tbody tr').count() == len(json.loads(responses[-1].text())["seats"])
+    dealt = summary.locator('[data-testid="summary-hands"] [data-testid="card"]')
+    assert dealt.count() > 0
+    assert page.locator('[data-testid="table"] [data-testid="card-back"]').count() == 0  # the open view
+    link = summary.locator('[data-testid="download-record"]')
+    game_id = json.loads(responses[-1].text())["id"]
+    assert link.get_attribute("href") == f"/api/games/{game_id}/record"
+    page.screenshot(path=str(artifacts / f"{game}-end.png"), full_page=True)
+    bodies = [(r.url, r.text()) for r in responses if r.ok]
+
+    # only now, after the end: the full record, through the page's own session
+    full = page.request.get(f"/api/games/{game_id}/record")
+    assert full.ok
+    record = from_dict(full.json())
+    assert record.status in ("finished", "truncated") and not record.redacted
+    seat = int(json.loads(bodies[-1][1])["seat"].split("_")[1])
+    assert check_no_hidden_cards(bodies, record, seat) > 0
+    # the server's own game agrees with the record the page got
+    served = live_server.game(game_id)
+    assert served is not None and [m["action"] for m in record.actions] == [
+        served.game.action_names[a] for _, a in served.engine.history
+    ]
+    no_script_errors(page)
+
+
+# ---------------------------------------------------------------- the set-up form
+
+
+def test_options_form(page):
+    """The options form sends only the options changed; the seats follow num_players; a refused
+    option shows the server's reason."""
+    bodies: list[dict] = []
+    page.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/games") else None)
+    open_app(page)
+    page.select_option('[data-testid="game-select"]', "spokelse")
+    assert page.locator('[data-testid="seat-select"] option').count() == 2
+    page.fill('[data-testid="opt-num_players"]', "3")
+    page.dispatch_event('[data-testid="opt-num_players"]', "change")
+    assert page.locator('[data-testid="seat-select"] option').count() == 3
+    page.select_option('[data-testid="seat-select"]', "player_2")
+    assert [i.get_attribute("data-seat") for i in page.locator('[data-testid="opponents"] input').all()] == [
+        "player_0",
+        "player_1",
+    ]
+    page.fill('[data-testid="opt-num_slots"]', "9")  # not allowed: 1 to 4
+    page.click('[data-testid="start"]')
+    page.wait_for_selector('[data-testid="error"]:not([hidden])')
+    assert "num_slots" in page.inner_text('[data-testid="error"]')
+    assert bodies[-1]["config"] == {"num_players": 3, "num_slots": 9}
+    page.fill('[data-testid="opt-num_slots"]', "4")  # the default again: not sent
+    page.fill('[data-testid="agent-player_0"]', "random")
+    page.click('[data-testid="start"]')
+    page.wait_for_selector('[data-testid="game"]:not([hidden])')
+    assert bodies[-1] == {
+        "game": "spokelse",
+        "config": {"num_players": 3},
+        "seat": "player_2",
+        "opponents": ["random", "heuristic"],
+    }
+    assert page.locator('[data-testid="table"] .seat').count() == 3
+    assert page.locator('[data-testid="table"] .seat.me').get_attribute("data-seat") == "player_2"
+    assert page.locator('[data-testid="error"]').is_hidden()
+    no_script_errors(page)
+
+
+# ---------------------------------------------------------------- a disabled move
+
+
+def test_disabled_move_cannot_be_played(page, artifacts):
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    open_app(page)
+    start_game(page, "sproyte", 3, "heuristic")
+    rng = np.random.default_rng(0)
+    disabled = page.locator('[data-testid="move"][data-legal="0"]')
+    for _ in range(60):
+        assert wait_turn(page), "the game ended before a move was disabled"
+        if disabled.count():
+            break
+        # prefer "done" in the exchange: the play phase, where one must follow suit, comes sooner
+        done = page.locator(f'{MOVE}[data-action="done"]')
+        if done.count():
+            done.click()
+            page.wait_for_selector(f"{MOVE}, {SUMMARY}")
+            continue
+        play_one(page, rng)
+    else:
+        pytest.fail("no disabled move came up")
+    button = disabled.first
+    action = button.get_attribute("data-action")
+    assert button.is_disabled()
+    assert "illegal" in (button.get_attribute("class") or "")
+    page.screenshot(path=str(artifacts / "disabled-move.png"))
+    sent, entries = len(posts), log_count(page)
+    log_html = page.inner_html('[data-testid="move-log"]')
+    button.click(force=True)  # a disabled button gets no click
+    button.evaluate("b => b.click()")  # nor a scripted one
+    # the card of that move is not a button in the hand
+    card = action.split(":", 1)[1]
+    hand_card = page.locator(f'.seat.me [data-card="{card}"]')
+    assert hand_card.count() == 1
+    assert hand_card.evaluate("c => c.tagName") != "BUTTON"
+    hand_card.click(force=True)
+    page.wait_for_timeout(300)
+    assert len(posts) == sent, posts[sent:]
+    assert log_count(page) == entries
+    assert page.inner_html('[data-testid="move-log"]') == log_html
+    assert page.locator(f'[data-testid="move"][data-action="{action}"][data-legal="0"]').count() == 1
+    # the legal moves still play
+    play_one(page, rng)
+    assert len(posts) == sent + 1
+    no_script_errors(page)
+
+
+# ---------------------------------------------------------------- the pace of the opponents' moves
+
+
+def test_opponent_moves_come_one_by_one(page):
+    """At a pace of 1 s the opponents' replies appear one at a time, and the human's moves wait."""
+    open_app(page)
+    page.fill('[data-testid="pace"]', "1")
+    start_game(page, "femkortskille", 4, "random", seat="player_0")
+    game_id = page.get_attribute('[data-testid="game"]', "data-game-id")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        assert wait_turn(page), "the game ended before the opponents replied with several moves"
+        before = log_count(page)
+        page.locator(MOVE).nth(int(rng.integers(page.locator(MOVE).count()))).click()
+        page.locator('[data-testid="log-entry"]').nth(before).wait_for(state="attached")
+        shown = log_count(page)
+        total = len(page.request.get(f"/api/games/{game_id}").json()["log"])
+        if total - before < 3:
+            continue  # fewer than two replies: nothing to pace
+        assert shown < total  # the replies are still coming, one a second
+        assert page.locator(MOVE).count() == 0  # and the human's moves wait for them
+        page.locator('[data-testid="log-entry"]').nth(total - 1).wait_for(state="attached")
+        assert log_count(page) == total
+        break
+    else:
+        pytest.fail("the opponents never replied with two moves or more")
+    no_script_errors(page)
+
+
+# ---------------------------------------------------------------- hints
+
+
+def test_hint_bars(page):
+    open_app(page)
+    start_game(page, "sproyte", 5, "random")
+    assert wait_turn(page)
+    page.select_option('[data-testid="hint-agent"]', "heuristic")
+    page.click('[data-testid="hint-button"]')
+    page.wait_for_selector('[data-testid="hint-bar"]')
+    legal = {b.get_attribute("data-action") for b in page.locator(MOVE).all()}
+    hinted = {s.get_attribute("data-hint-for") for s in page.locator("[data-hint-for]").all() if s.inner_text().strip()}
+    assert hinted and hinted <= legal
+    assert page.locator('[data-testid="hint-value"]').inner_text().startswith("heuristic")
+    no_script_errors(page)
+
+
+# ---------------------------------------------------------------- replays
+
+
+def replay_pos(page) -> str:
+    return page.inner_text('[data-testid="replay-pos"]')
+
+
+def test_replay_player(page, artifacts, records_dir):
+    from kortmiljo.records import load
+
+    record = load(records_dir / "sproyte-annotated.json")
+    total = len(record.actions)
+    open_app(page)
+    page.click('[data-testid="tab-watch"]')
+    row = page.locator('[data-testid="record-row"][data-name="sproyte-annotated.json"]')
+    row.locator('[data-testid="watch-record"]').click()
+    page.wait_for_selector('[data-testid="player"][data-step="0"]')
+    assert replay_pos(page) == f"0 / {total}"
+    log = page.locator('[data-testid="replay-log"] [data-testid="log-entry"]')
+    assert log.count() == 0
+
+    page.click('[data-testid="replay-forward"]')
+    page.wait_for_selector('[data-testid="player"][data-step="1"]')
+    assert log.count() == 1
+    # the first move's annotations: a bar per legal move of its policy, and the value
+    annot = page.locator('[data-testid="annotations"]')
+    assert annot.locator('[data-testid="prob-bar"]').count() == len(record.actions[0]["policy"])
+    assert annot.locator('[data-testid="annotation-value"]').inner_text() == f"value {record.actions[0]['value']:.3f}"
+    assert annot.locator("li.chosen").get_attribute("data-action") == record.actions[0]["action"]
+
+    page.click('[data-testid="replay-back"]')
+    page.wait_for_selector('[data-testid="player"][data-step="0"]')
+    assert log.count() == 0
+
+    page.fill('[data-testid="replay-slider"]', "20")
+    page.wait_for_selector('[data-testid="player"][data-step="20"]')
+    assert replay_pos(page) == f"20 / {total}" and log.count() == 20
+    assert page.locator('[data-testid="replay-log"] li.current').get_attribute("data-n") == "19"
+
+    # the open view shows every hand; a seat's view hides the other hands
+    table = page.locator('[data-testid="replay-table"]')
+    assert table.locator('[data-testid="hand"] [data-testid="card-back"]').count() == 0
+    page.select_option('[data-testid="replay-view"]', "player_1")
+    page.wait_for_selector('[data-testid="player"][data-view="player_1"][data-step="20"]')
+    assert table.locator(".seat.me").get_attribute("data-seat") == "player_1"
+    assert table.locator('.seat.me [data-testid="card-back"]').count() == 0
+    assert table.locator('[data-testid="seat-player_0"] [data-testid="hand"] [data-testid="card-back"]').count() > 0
+    page.screenshot(path=str(artifacts / "replay-seat-view.png"))
+
+    page.click('[data-testid="replay-last"]')
+    page.wait_for_selector(f'[data-testid="player"][data-step="{total}"]')
+    page.click('[data-testid="replay-first"]')
+    page.wait_for_selector('[data-testid="player"][data-step="0"]')
+    page.click('[data-testid="replay-play"]')  # plays like a video, at the pace (0: quickly)
+    page.wait_for_selector(f'[data-testid="player"][data-step="{total}"]', timeout=30_000)
+    assert page.get_attribute('[data-testid="replay-play"]', "aria-pressed") == "false"  # stopped at the end
+    assert log.count() == total
+    page.screenshot(path=str(artifacts / "replay.png"))
+    no_script_errors(page)
+
+
+def test_replay_upload(page, records_dir):
+    from kortmiljo.records import load
+
+    path = records_dir / "spokelse-plain.json"
+    total = len(load(path).actions)
+    open_app(page, "#watch")
+    page.set_input_files('[data-testid="upload"]', str(path))
+    page.wait_for_selector('[data-testid="player"][data-step="0"]')
+    assert page.inner_text('[data-testid="replay-name"]').startswith("upload-")
+    page.fill('[data-testid="replay-slider"]', str(total))
+    page.wait_for_selector(f'[data-testid="player"][data-step="{total}"]')
+    assert page.locator('[data-testid="no-annotations"]').count() == 1
+    no_script_errors(page)
