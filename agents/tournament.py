@@ -63,6 +63,7 @@ from typing import Any
 import numpy as np
 
 from kortmiljo.cli import ArgumentParser, add_config_option, check_output_file, fail, int_arg
+from kortmiljo.core.files import atomic_write  # noqa: F401  (part of this module's API)
 from kortmiljo.core.game import Game
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
@@ -396,24 +397,6 @@ def format_table(results: dict) -> str:
         caps = ", ".join(f"{n} by {cap}" for cap, n in results["truncated_by"].items())
         title += f" ({results['truncated']} cut short and not scored: {caps})"
     return title + "\n" + "\n".join(lines)
-
-
-def atomic_write(path: str, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
-    try:
-        with os.fdopen(fd, mode) as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_json(results: dict, path: str) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.tournament import atomic_write
+from kortmiljo.core.files import atomic_write
 from train.config import TrainConfig, TrainError
 
 STATE_KEYS = ("phase", "elapsed_s", "updates", "timesteps", "model_file", "snapshots")

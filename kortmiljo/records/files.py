@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..core.files import atomic_write
 from .format import MAX_FILE_BYTES, Record, RecordError, dumps, from_dict
 from .replay import verify as verify_moves
 
@@ -83,27 +83,6 @@ def load(path: str | os.PathLike, index: int | None = None, verify: bool = True)
     return records[index]
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, fsync: bool = True) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
-
-    The rename alone makes the write all-or-nothing for an interrupted process; ``fsync`` also
-    makes it survive a crash of the machine (at a cost of milliseconds per file)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def save(records: Record | Iterable[Record], path: str | os.PathLike, fsync: bool = True) -> None:
     """Write one record (a ``.json`` file) or many (JSON Lines: any ``.jsonl`` file, or a list), atomically
     (``fsync=False``: without waiting for the disk, as a tournament writing a file per game does)."""
@@ -111,4 +90,4 @@ def save(records: Record | Iterable[Record], path: str | os.PathLike, fsync: boo
         text = dumps(records) + "\n"
     else:
         text = "".join(dumps(r, indent=None) + "\n" for r in records)
-    atomic_write_text(path, text, fsync)
+    atomic_write(path, text, fsync)
