@@ -68,6 +68,7 @@ from kortmiljo.core.game import Game
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
+from kortmiljo.records.format import jsonable
 
 from .base import Policy
 from .registry import make_agent
@@ -341,23 +342,13 @@ def run_tournament(
         }
     return {
         "game": g.name,
-        "config": _jsonable(dict(g.config)),
+        "config": jsonable(dict(g.config)),
         "games": deals * len(rotations),
         "truncated": sum(truncated.values()),
         "truncated_by": truncated,
         "agents": out_agents,
         "seconds": time.perf_counter() - t0,
     }
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
 
 
 # ---- output -----------------------------------------------------------------------------

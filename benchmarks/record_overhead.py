@@ -35,6 +35,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kortmiljo import game_def  # noqa: E402
+from kortmiljo.core.files import atomic_write  # noqa: E402
 from kortmiljo.records import RecordEpisode  # noqa: E402
 
 GAMES = ("spokelse", "sproyte", "femkortskille")  # the built-in games, default configurations
@@ -142,12 +143,7 @@ def bench_tournament(game: str, agents: list[str], games: int, repeats: int, see
 
 
 def write_json_atomic(path: str, data: dict) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2))
 
 
 def main(argv: list[str] | None = None) -> int:
