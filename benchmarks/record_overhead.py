@@ -30,40 +30,15 @@ import time
 from collections.abc import Callable
 from importlib import import_module
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from throughput import bench_aec  # noqa: E402  (this folder: the AEC loop of every throughput row)
 
 from kortmiljo import game_def  # noqa: E402
 from kortmiljo.core.files import atomic_write  # noqa: E402
 from kortmiljo.records import RecordEpisode  # noqa: E402
 
 GAMES = ("spokelse", "sproyte", "femkortskille")  # the built-in games, default configurations
-
-
-def aec_loop(make_env: Callable, seed: int = 0) -> Callable[[float], tuple[int, int]]:
-    """A timed run of random legal play through ``make_env()``: ``run(seconds) -> (steps, episodes)``."""
-    env = make_env()
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-
-    def run(seconds: float) -> tuple[int, int]:
-        steps = episodes = 0
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            for _agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[rng.integers(len(legal))]))
-                steps += 1
-            env.reset()
-            episodes += 1
-        return steps, episodes
-
-    return run
 
 
 def env_of(game: str) -> Callable:
@@ -74,9 +49,9 @@ def bench_env(game: str, seconds: float, repeats: int) -> dict:
     """env() bare and with RecordEpisode, timed alternately; medians of each."""
     make = env_of(game)
     runs = {
-        "env()": aec_loop(make),
-        "RecordEpisode(env())": aec_loop(lambda: RecordEpisode(make())),  # records built when asked for
-        "built": aec_loop(lambda: RecordEpisode(make(), on_end=lambda record: None)),  # every record built
+        "env()": bench_aec(make),
+        "RecordEpisode(env())": bench_aec(lambda: RecordEpisode(make())),  # records built when asked for
+        "built": bench_aec(lambda: RecordEpisode(make(), on_end=lambda record: None)),  # every record built
     }
     samples: dict[str, dict[str, list[float]]] = {k: {"sps": [], "cpu": [], "eps": []} for k in runs}
     for run in runs.values():
