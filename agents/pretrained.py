@@ -1,0 +1,301 @@
+"""Pretrained reference agents: small MLPs stored as plain numpy arrays, played with numpy alone.
+
+``pretrained_v1`` (alias ``pretrained``) loads ``agents/weights/<game>_v1.npz``, the weights
+that ``train/distill.py`` fitted for the game's default configuration (the recipe and its
+figures: docs/agents.md). Any file in this format plays as ``PATH.npz`` in ``--agents``;
+``kortmiljo export MODEL.zip OUT.npz`` converts a trained ``ppo:`` model into it.
+
+**Why this format.** An SB3 ``.zip`` unpickles Python objects when it is loaded, and playing
+one needs torch. Here a weights file is an ``.npz`` archive of float32 arrays plus a JSON
+header, read with ``allow_pickle=False``: loading runs no code, and inference is a few numpy
+matrix products (tens of microseconds a decision, against a tenth of a second for
+``search_v0``).
+
+**The file.** ``meta`` holds the JSON header as bytes: ``format`` (``kortmiljo-mlp/1``),
+``game``, ``fingerprint`` (:meth:`kortmiljo.core.game.Game.fingerprint` of the game it was
+trained on), ``include_unseen`` (the input is ``observation`` followed by ``unseen``),
+``activation`` (``tanh`` or ``relu``, between layers), ``actor_layers`` and ``critic_layers``
+(counts), ``actor_inputs`` (the actor reads the first so many inputs), and free-form
+``source`` (how the weights were made). The arrays are ``actor.K.w`` (inputs × outputs) and
+``actor.K.b``; the last actor layer gives one logit per action. ``critic.K.w``/``.b`` (optional)
+end in one output, the estimated return of the seat to move.
+
+**Refusals.** A file that is missing, not an npz archive, holds object arrays, lacks the
+header, has another format, shapes that do not chain, non-finite numbers, or another game's
+fingerprint (game, version, configuration, action names, observation layout) is refused with
+one ``ValueError`` that names the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kortmiljo.core.files import atomic_write
+from kortmiljo.core.game import Game
+
+from .base import Policy, choose_from_logits
+from .trained import fingerprint_differences
+
+FORMAT = "kortmiljo-mlp/1"
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+PRETRAINED_VERSIONS = (1,)
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0, out=x)}
+MAX_BYTES = 64 << 20  # far above any reference net (a 512-512 MLP on 800 inputs is 3 MB)
+
+Layer = tuple[np.ndarray, np.ndarray]
+
+
+def weights_path(game_name: str, version: int = 1) -> Path:
+    """Where the package's ``pretrained_v<version>`` weights of a game lie."""
+    return WEIGHTS_DIR / f"{game_name}_v{version}.npz"
+
+
+def shipped(version: int = 1) -> list[str]:
+    """The games with shipped ``pretrained_v<version>`` weights."""
+    return sorted(p.name[: -len(f"_v{version}.npz")] for p in WEIGHTS_DIR.glob(f"*_v{version}.npz"))
+
+
+# ---- writing and reading --------------------------------------------------------------------------
+def save_weights(
+    path: str | Path,
+    game: Game,
+    actor: list[Layer],
+    critic: list[Layer] | None = None,
+    activation: str = "tanh",
+    include_unseen: bool = True,
+    actor_inputs: int | None = None,
+    source: dict | None = None,
+) -> None:
+    """Write a weights file for ``game`` atomically (checked by reading it back before it replaces anything)."""
+    from kortmiljo import __version__
+
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    critic = list(critic or [])
+    inputs = _input_size(game, include_unseen)
+    meta = {
+        "format": FORMAT,
+        "game": game.name,
+        "fingerprint": game.fingerprint(),
+        "include_unseen": bool(include_unseen),
+        "activation": activation,
+        "actor_layers": len(actor),
+        "critic_layers": len(critic),
+        "actor_inputs": int(actor_inputs if actor_inputs is not None else inputs),
+        "inputs": inputs,
+        "kortmiljo_version": __version__,
+        "source": source or {},
+    }
+    arrays = {"meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)}
+    for part, layers in (("actor", actor), ("critic", critic)):
+        for k, (w, b) in enumerate(layers):
+            arrays[f"{part}.{k}.w"] = np.ascontiguousarray(w, dtype=np.float32)
+            arrays[f"{part}.{k}.b"] = np.ascontiguousarray(b, dtype=np.float32).reshape(-1)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    data = buf.getvalue()
+    check_weights(_parse(data, str(path)), game, str(path))  # never write a file we would refuse
+    atomic_write(path, data)
+
+
+class Weights:
+    """A parsed weights file: its header and the actor's and critic's layers."""
+
+    def __init__(self, meta: dict, actor: list[Layer], critic: list[Layer]):
+        self.meta, self.actor, self.critic = meta, actor, critic
+
+
+def read_weights(path: str | Path) -> Weights:
+    """Read and check the structure of a weights file (not yet against a game: :func:`check_weights`)."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ValueError(f"no weights file at {path!s} (expected a kortmiljo .npz weights file)")
+    if p.stat().st_size > MAX_BYTES:
+        raise ValueError(f"{path}: {p.stat().st_size:,} bytes is larger than a weights file may be ({MAX_BYTES:,})")
+    return _parse(p.read_bytes(), str(path))
+
+
+def _parse(data: bytes, where: str) -> Weights:
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        raise ValueError(f"{where} is not a kortmiljo weights file (not an .npz archive; corrupt or truncated?)")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except ValueError as err:  # object arrays, which would need pickle
+        raise ValueError(f"{where} is refused: it holds arrays that only pickle can load ({err})") from err
+    except Exception as err:  # a damaged member: zlib, CRC or header errors
+        raise ValueError(f"{where} is not a readable .npz archive: {type(err).__name__}: {err}") from err
+    if "meta" not in arrays:
+        raise ValueError(f"{where} is not a kortmiljo weights file (no 'meta' header; format {FORMAT})")
+    try:
+        meta = json.loads(arrays.pop("meta").astype(np.uint8).tobytes().decode())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{where}: its 'meta' header is not JSON: {err}") from err
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise ValueError(f"{where} has format {got!r}; this kortmiljo reads {FORMAT!r}")
+    kinds = {"game": str, "fingerprint": dict, "include_unseen": bool, "activation": str, "actor_layers": int,
+             "critic_layers": int, "actor_inputs": int, "inputs": int}  # fmt: skip
+    wrong = [f"{k} (expected {t.__name__})" for k, t in kinds.items() if not isinstance(meta.get(k), t)]
+    if wrong:
+        raise ValueError(f"{where}: its header lacks or mistypes {', '.join(wrong)}")
+    if meta["activation"] not in ACTIVATIONS:
+        raise ValueError(f"{where}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}")
+    layers = {}
+    for part in ("actor", "critic"):
+        layers[part] = []
+        for k in range(meta[f"{part}_layers"]):
+            try:
+                w, b = arrays.pop(f"{part}.{k}.w"), arrays.pop(f"{part}.{k}.b")
+            except KeyError as err:
+                raise ValueError(f"{where}: layer {part}.{k} is missing (the header says {meta[f'{part}_layers']})") from err
+            if w.dtype != np.float32 or b.dtype != np.float32 or w.ndim != 2 or b.shape != (w.shape[1],):
+                raise ValueError(
+                    f"{where}: layer {part}.{k} must be float32 weights (in, out) and bias (out,), "
+                    f"got {w.dtype}{w.shape} and {b.dtype}{b.shape}"
+                )
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise ValueError(f"{where}: layer {part}.{k} holds NaN or infinite numbers")
+            layers[part].append((w, b))
+    if arrays:
+        raise ValueError(f"{where}: unexpected arrays {', '.join(sorted(arrays))}")
+    if not layers["actor"]:
+        raise ValueError(f"{where}: no actor layers")
+    for part, first in (("actor", meta["actor_inputs"]), ("critic", meta["inputs"])):
+        size = first
+        for k, (w, _) in enumerate(layers[part]):
+            if w.shape[0] != size:
+                raise ValueError(f"{where}: layer {part}.{k} takes {w.shape[0]} inputs, the layer before gives {size}")
+            size = w.shape[1]
+        if part == "critic" and layers[part] and size != 1:
+            raise ValueError(f"{where}: the critic must end in one output, got {size}")
+    if meta["actor_inputs"] > meta["inputs"]:
+        raise ValueError(f"{where}: the actor reads {meta['actor_inputs']} inputs of {meta['inputs']}")
+    return Weights(meta, layers["actor"], layers["critic"])
+
+
+def _input_size(game: Game, include_unseen: bool) -> int:
+    return game.layout.size + (game.deck.width if include_unseen else 0)
+
+
+def check_weights(w: Weights, game: Game, where: str) -> None:
+    """Refuse weights that were not trained on exactly this game (a ``ValueError`` saying what differs)."""
+    if w.meta["game"] != game.name:
+        raise ValueError(f"{where} holds weights for {w.meta['game']!r}, not {game.name!r}")
+    diff = fingerprint_differences(w.meta["fingerprint"], game)
+    if diff:
+        shown = "; ".join(diff[:8]) + (f"; and {len(diff) - 8} more" if len(diff) > 8 else "")
+        raise ValueError(f"{where} was trained on another {game.name} than the one requested: {shown}")
+    want = _input_size(game, w.meta["include_unseen"])
+    if w.meta["inputs"] != want or w.actor[-1][0].shape[1] != game.num_actions:
+        raise ValueError(
+            f"{where} takes {w.meta['inputs']} inputs and gives {w.actor[-1][0].shape[1]} actions; "
+            f"this {game.name} has {want} and {game.num_actions}"
+        )
+
+
+# ---- playing --------------------------------------------------------------------------------------
+class MLPPolicy(Policy):
+    """A policy network in numpy: masked logits of the actor; the critic's value where the file has one.
+
+    ``deterministic=True`` (the default) plays the most probable legal action; otherwise it samples
+    from the masked softmax with the policy's seeded RNG.
+    """
+
+    name = "mlp"
+
+    def __init__(self, game: Game, weights: Weights, seed: int | None = None, deterministic: bool = True,
+                 name: str | None = None):  # fmt: skip
+        super().__init__(game, seed)
+        self.weights = weights
+        self.deterministic = deterministic
+        self.include_unseen = weights.meta["include_unseen"]
+        self.actor_inputs = weights.meta["actor_inputs"]
+        self._act = ACTIVATIONS[weights.meta["activation"]]
+        if name:
+            self.name = name
+
+    def vector(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        o = np.asarray(obs["observation"], dtype=np.float32)
+        if not self.include_unseen:
+            return o
+        return np.concatenate([o, np.asarray(obs["unseen"], dtype=np.float32)], axis=-1)
+
+    def _forward(self, x: np.ndarray, layers: list[Layer]) -> np.ndarray:
+        last = len(layers) - 1
+        for k, (w, b) in enumerate(layers):
+            x = x @ w
+            x += b
+            if k < last:
+                x = self._act(x)
+        return x
+
+    def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = self._forward(x[..., : self.actor_inputs], self.weights.actor)
+        return np.where(np.asarray(mask) > 0, logits, -np.inf)
+
+    def value(self, obs: dict[str, np.ndarray]) -> float | None:
+        """The critic's estimate of the return of the seat to move, or None without a critic."""
+        if not self.weights.critic:
+            return None
+        return float(self._forward(self.vector(obs)[None, :], self.weights.critic)[0, 0])
+
+    def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
+        mask = np.asarray(obs["action_mask"])
+        if not mask.any():
+            raise ValueError("no legal action in the observation's action_mask")
+        logits = self.masked_logits(self.vector(obs)[None, :], mask[None, :])
+        return int(choose_from_logits(logits, self.deterministic, self.rng)[0])
+
+    def act_explained(self, obs, engine=None):
+        """``act``'s move, the masked softmax over the legal actions, and the critic's value."""
+        mask = np.asarray(obs["action_mask"])
+        if not mask.any():
+            raise ValueError("no legal action in the observation's action_mask")
+        logits = self.masked_logits(self.vector(obs)[None, :], mask[None, :])
+        action = int(choose_from_logits(logits, self.deterministic, self.rng)[0])
+        z = np.exp(logits[0].astype(np.float64) - logits[0].max())
+        probs = z / z.sum()
+        return action, {int(a): float(probs[a]) for a in np.flatnonzero(mask)}, self.value(obs)
+
+    def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        logits = self.masked_logits(self.vector(obs), obs["action_mask"])
+        return choose_from_logits(logits, self.deterministic, self.rng).astype(np.int64)
+
+
+def load_mlp_policy(path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True,
+                    name: str | None = None) -> MLPPolicy:  # fmt: skip
+    """A weights file as a policy for a configured game (refused unless it was trained on exactly that game)."""
+    w = read_weights(path)
+    check_weights(w, game, str(path))
+    return MLPPolicy(game, w, seed=seed, deterministic=deterministic, name=name or str(path))
+
+
+def pretrained_policy(game: Game, version: int = 1, seed: int | None = None, deterministic: bool = True) -> MLPPolicy:
+    """The package's ``pretrained_v<version>`` agent for ``game`` (its default configuration only)."""
+    if version not in PRETRAINED_VERSIONS:
+        raise ValueError(f"pretrained_v{version} does not exist; versions: {', '.join(map(str, PRETRAINED_VERSIONS))}")
+    path = weights_path(game.name, version)
+    if not path.exists():
+        have = ", ".join(shipped(version)) or "none"
+        raise ValueError(f"no pretrained_v{version} weights ship for {game.name} (games with them: {have})")
+    w = read_weights(path)
+    changed = {k: v for k, v in game.config.items() if v != game.definition.options[k].default}
+    if changed and fingerprint_differences(w.meta["fingerprint"], game):
+        shown = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+        raise ValueError(
+            f"pretrained_v{version} of {game.name} was trained for its default configuration only, not {shown}; "
+            "train one for this configuration (kortmiljo train, then kortmiljo export)"
+        )
+    check_weights(w, game, f"pretrained_v{version} ({path.name})")
+    return MLPPolicy(game, w, seed=seed, deterministic=deterministic, name=f"pretrained_v{version}")
+
+
+__all__ = ["FORMAT", "MLPPolicy", "Weights", "check_weights", "load_mlp_policy", "pretrained_policy",
+           "read_weights", "save_weights", "shipped", "weights_path"]  # fmt: skip

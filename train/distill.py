@@ -1,0 +1,168 @@
+"""Search distillation: fit a policy and value MLP to a teacher's decisions, and write ``.npz`` weights.
+
+The first stage of expert iteration (Anthony et al. 2017; AlphaZero without the tree): the
+teacher (``search_v0``) plays (:mod:`train.expert_data`), and the student learns
+
+* its **moves**: cross-entropy against a target that puts ``1 - soft`` on the teacher's move
+  and ``soft`` on a softmax of the search's action scores (``q / temperature``) where it
+  searched, so near-ties between actions are not taught as certainties;
+* its **outcomes**: the seat's return from the decision on (mean squared error), for the
+  value head that records and hints show.
+
+Games, not decisions, are held out (5 %): the decisions of one game share its outcome. Each
+head keeps its best epoch on the held-out games. The result is written with
+:func:`agents.pretrained.save_weights`, so it plays with numpy alone (``PATH.npz`` in
+``--agents``, or ``agents/weights/<game>_v1.npz`` as ``pretrained_v1``).
+
+``python -m train.distill GAME --data DIR[,DIR...] --out FILE.npz [--epochs N] [--hidden 256,256]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from agents.pretrained import save_weights
+from kortmiljo.core.registry import load_game
+from train.expert_data import load_chunks
+
+
+def soft_targets(data: dict[str, np.ndarray], soft: float, temperature: float) -> np.ndarray:
+    """Per decision, the distribution the student is taught (see the module docstring)."""
+    n, A = data["mask"].shape
+    target = np.zeros((n, A), dtype=np.float32)
+    target[np.arange(n), data["action"].astype(np.int64)] = 1.0
+    q = data["q"]
+    searched = np.isfinite(q).sum(axis=1) > 1
+    if soft > 0 and searched.any():
+        qs = np.where(np.isfinite(q[searched]), q[searched], -np.inf) / temperature
+        z = np.exp(qs - qs.max(axis=1, keepdims=True))
+        z /= z.sum(axis=1, keepdims=True)
+        target[searched] = (1 - soft) * target[searched] + soft * z
+    return target
+
+
+def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean (train, validation) masks over decisions, holding out whole games."""
+    ids = np.unique(game_ids)
+    rng = np.random.default_rng(seed)
+    val_ids = rng.choice(ids, size=max(1, int(round(len(ids) * held_out))), replace=False)
+    val = np.isin(game_ids, val_ids)
+    return ~val, val
+
+
+def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: float = 1e-3, batch: int = 256,
+        soft: float = 0.5, temperature: float = 0.25, weight_decay: float = 1e-4, seed: int = 0,
+        log=print) -> tuple[list, list, dict]:  # fmt: skip
+    """Train actor and critic MLPs (ReLU) on teacher data; return their numpy layers and a report."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    X = torch.as_tensor(data["obs"])
+    M = torch.as_tensor(data["mask"])
+    T = torch.as_tensor(soft_targets(data, soft, temperature))
+    A = torch.as_tensor(data["action"].astype(np.int64))
+    R = torch.as_tensor(data["ret"])
+    tr, va = (torch.as_tensor(m) for m in split_games(data["game"], 0.05, seed))
+
+    def mlp(out: int) -> nn.Sequential:
+        layers, last = [], X.shape[1]
+        for h in hidden:
+            layers += [nn.Linear(last, h), nn.ReLU()]
+            last = h
+        return nn.Sequential(*layers, nn.Linear(last, out))
+
+    actor, critic = mlp(M.shape[1]), mlp(1)
+    opt = torch.optim.AdamW([*actor.parameters(), *critic.parameters()], lr=lr, weight_decay=weight_decay)
+    idx = torch.nonzero(tr).flatten()
+    best = {"actor": (-1.0, None, 0), "critic": (float("inf"), None, 0)}
+    history = []
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+    for ep in range(epochs):
+        actor.train()
+        critic.train()
+        perm = idx[torch.randperm(len(idx))]
+        for k in range(0, len(perm), batch):
+            b = perm[k : k + batch]
+            logits = actor(X[b]).masked_fill(~M[b], -1e9)
+            loss_pi = -(T[b] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            loss_v = ((critic(X[b]).squeeze(1) - R[b]) ** 2).mean()
+            opt.zero_grad()
+            (loss_pi + 0.5 * loss_v).backward()
+            opt.step()
+        sched.step()
+        actor.eval()
+        critic.eval()
+        with torch.no_grad():
+            logits = actor(X[va]).masked_fill(~M[va], -1e9)
+            choice = logits.argmax(dim=1)
+            multi = M[va].sum(dim=1) > 1  # agreement where there was a choice to make
+            agree = float((choice == A[va])[multi].float().mean())
+            v_mse = float(((critic(X[va]).squeeze(1) - R[va]) ** 2).mean())
+        history.append({"epoch": ep + 1, "agreement": round(agree, 4), "value_mse": round(v_mse, 4)})
+        log(f"epoch {ep + 1}: held-out agreement {agree:.3f}, value mse {v_mse:.3f}")
+        if agree > best["actor"][0]:
+            best["actor"] = (agree, {k: v.clone() for k, v in actor.state_dict().items()}, ep + 1)
+        if v_mse < best["critic"][0]:
+            best["critic"] = (v_mse, {k: v.clone() for k, v in critic.state_dict().items()}, ep + 1)
+    actor.load_state_dict(best["actor"][1])
+    critic.load_state_dict(best["critic"][1])
+
+    def layers(net: nn.Sequential) -> list:
+        return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in net if isinstance(m, nn.Linear)]
+
+    var = float(R[va].var())
+    report = {
+        "decisions": int(len(A)),
+        "held_out_decisions": int(va.sum()),
+        "agreement": best["actor"][0],
+        "agreement_epoch": best["actor"][2],
+        "value_mse": best["critic"][0],
+        "value_r2": round(1 - best["critic"][0] / var, 4) if var > 0 else None,
+        "critic_epoch": best["critic"][2],
+        "history": history,
+    }
+    return layers(actor), layers(critic), report
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.split("\n")[0])
+    p.add_argument("game")
+    p.add_argument("--data", required=True, help="teacher-data folders (train.expert_data), comma-separated")
+    p.add_argument("--out", required=True, help="the .npz weights file to write")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--hidden", default="256,256")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--soft", type=float, default=0.5)
+    p.add_argument("--temperature", type=float, default=0.25)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    a = p.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(a.threads)
+    game = load_game(a.game)
+    parts = [load_chunks(d) for d in a.data.split(",")]
+    offsets = np.cumsum([0] + [meta["games"] for _, meta in parts[:-1]])
+    for (d, _), off in zip(parts, offsets, strict=True):
+        d["game"] = d["game"] + off  # game ids unique across folders (the held-out split is by game)
+    data = {k: np.concatenate([d[k] for d, _ in parts]) for k in parts[0][0]}
+    info = {"games": sum(m["games"] for _, m in parts), "teacher_seconds": round(sum(m["seconds"] for _, m in parts))}
+    print(f"{a.game}: {len(data['action'])} decisions from {info['games']} teacher games ({info['teacher_seconds']} s)")
+    t = time.time()
+    hidden = [int(h) for h in a.hidden.split(",")]
+    actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed)
+    report["fit_seconds"] = round(time.time() - t)
+    source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
+              "soft": a.soft, "temperature": a.temperature, **info,
+              **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
+    save_weights(a.out, game, actor, critic, activation="relu", source=source)
+    print(json.dumps(source, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""Teacher games for search distillation (expert iteration's data), written in chunks as they finish.
+
+Each game seats the teacher (``search_v0``, or any agent) in every seat with probability
+``teacher_share`` (at least one seat) and the game's heuristic in the others, so the student
+sees the states of search against search and of search against the heuristic. At every
+teacher decision a chunk records:
+
+* ``obs``: the training view's vector (observation + unseen), ``mask``: the legal actions;
+* ``action``: the teacher's move; ``q``: the search's mean score of each action it scored
+  (NaN for the others, and for all of them where it did not search);
+* ``ret``: the seat's return from that decision to the end of the episode (the value target).
+
+Chunks are plain ``.npz`` arrays (no pickles) written atomically, so a collection can be stopped
+at any time, resumed (existing chunks are skipped) or run in several processes with disjoint
+chunk ranges. ``python -m train.expert_data GAME --minutes M --out DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import make_agent
+from kortmiljo.core.files import atomic_write
+from kortmiljo.core.game import Game
+from kortmiljo.core.registry import load_game
+from kortmiljo.env.training import flat_observation
+
+CHUNK_GAMES = 10
+ARRAYS = ("obs", "mask", "action", "q", "ret", "seat", "game")
+
+
+def play_chunk(game: Game, teacher, heuristic, games: int, seed: int, teacher_share: float) -> dict[str, np.ndarray]:
+    """``games`` games; arrays of every teacher decision (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    teacher.seed(int(rng.integers(2**63)))
+    heuristic.seed(int(rng.integers(2**63)))
+    e = game.new_state()
+    n, A = game.num_players, game.num_actions
+    X, M, ACT, Q, R, S, ID = [], [], [], [], [], [], []
+    for gi in range(games):
+        e.new_episode(rng)
+        searchers = rng.random(n) < teacher_share
+        if not searchers.any():
+            searchers[rng.integers(n)] = True
+        total = np.zeros(n)
+        before: list[float] = []  # the seat's reward before each of its recorded decisions
+        seats: list[int] = []
+        while not (e.terminal or e.truncated):
+            p = e.current_player
+            o = e.observation(p)
+            if searchers[p]:
+                a = int(teacher.act(o, e))
+                q = np.full(A, np.nan, dtype=np.float32)
+                if getattr(teacher, "last_samples", None) is not None:
+                    for k, v in teacher.last_scores.items():
+                        q[k] = v
+                X.append(flat_observation(o))
+                M.append(o["action_mask"].astype(bool))
+                ACT.append(a)
+                Q.append(q)
+                S.append(p)
+                ID.append(gi)
+                before.append(total[p])
+                seats.append(p)
+            else:
+                a = int(heuristic.act(o))
+            e.step(a)
+            total += np.asarray(e.rewards, dtype=np.float64)
+        R.extend(float(total[p] - b) for p, b in zip(seats, before, strict=True))
+    return {
+        "obs": np.asarray(X, dtype=np.float32).reshape(len(X), -1),
+        "mask": np.asarray(M, dtype=bool).reshape(len(M), A),
+        "action": np.asarray(ACT, dtype=np.int16),
+        "q": np.asarray(Q, dtype=np.float32).reshape(len(Q), A),
+        "ret": np.asarray(R, dtype=np.float32),
+        "seat": np.asarray(S, dtype=np.int8),
+        "game": np.asarray(ID, dtype=np.int32),
+    }
+
+
+def write_chunk(path: Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+    atomic_write(path, buf.getvalue())
+
+
+def load_chunks(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:
+    """Every chunk of a folder joined (game ids made unique), and totals of their metadata."""
+    files = sorted(Path(folder).glob("chunk_*.npz"))
+    if not files:
+        raise ValueError(f"no chunk_*.npz teacher data in {folder}")
+    parts, seconds, games = [], 0.0, 0
+    for f in files:
+        with np.load(f, allow_pickle=False) as z:
+            part = {k: z[k] for k in ARRAYS}
+            meta = json.loads(bytes(z["meta"]).decode())
+        part["game"] = part["game"] + games
+        games += int(meta["games"])
+        seconds += float(meta["seconds"])
+        parts.append(part)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in ARRAYS}
+    return data, {"chunks": len(files), "games": games, "decisions": len(data["action"]), "seconds": seconds}
+
+
+def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "search", teacher_share: float = 0.75,
+            start: int = 0, step: int = 1, max_chunks: int = 100_000, config: dict | None = None) -> int:  # fmt: skip
+    """Write chunks ``start, start + step, ...`` into ``out`` until ``minutes`` run out; returns chunks written."""
+    game = load_game(game_name, **(config or {}))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "meta.json").write_text(
+        json.dumps({"fingerprint": game.fingerprint(), "teacher": teacher, "teacher_share": teacher_share}, indent=1)
+    )
+    t_end = time.time() + minutes * 60
+    written = 0
+    for j in range(start, max_chunks, step):
+        if time.time() >= t_end:
+            break
+        path = out / f"chunk_{j:05d}.npz"
+        if path.exists():
+            continue
+        t = time.perf_counter()
+        arrays = play_chunk(
+            game, make_agent(teacher, game, seed=j), make_agent("heuristic", game, seed=j + 1), CHUNK_GAMES,
+            1_000_003 * 17 + j, teacher_share,
+        )  # fmt: skip
+        write_chunk(path, arrays, {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, "teacher": teacher})
+        written += 1
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m train.expert_data", description=__doc__.split("\n")[0])
+    p.add_argument("game")
+    p.add_argument("--out", required=True)
+    p.add_argument("--minutes", type=float, default=10.0)
+    p.add_argument("--teacher", default="search")
+    p.add_argument("--teacher-share", type=float, default=0.75)
+    p.add_argument("--start", type=int, default=0)
+    p.add_argument("--step", type=int, default=1)
+    a = p.parse_args(argv)
+    n = collect(a.game, a.out, a.minutes, a.teacher, a.teacher_share, a.start, a.step)
+    print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")
+
+
+if __name__ == "__main__":
+    main()
