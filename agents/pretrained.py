@@ -154,7 +154,9 @@ def _parse(data: bytes, where: str) -> Weights:
             try:
                 w, b = arrays.pop(f"{part}.{k}.w"), arrays.pop(f"{part}.{k}.b")
             except KeyError as err:
-                raise ValueError(f"{where}: layer {part}.{k} is missing (the header says {meta[f'{part}_layers']})") from err
+                raise ValueError(
+                    f"{where}: layer {part}.{k} is missing (the header says {meta[f'{part}_layers']})"
+                ) from err
             if w.dtype != np.float32 or b.dtype != np.float32 or w.ndim != 2 or b.shape != (w.shape[1],):
                 raise ValueError(
                     f"{where}: layer {part}.{k} must be float32 weights (in, out) and bias (out,), "

@@ -113,7 +113,11 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     critic.load_state_dict(best["critic"][1])
 
     def layers(net: nn.Sequential) -> list:
-        return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in net if isinstance(m, nn.Linear)]
+        return [
+            (m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+            for m in net
+            if isinstance(m, nn.Linear)
+        ]
 
     var = float(R[va].var())
     report = {
