@@ -1,0 +1,263 @@
+"""The numpy weights format: round trips, refusals, the shipped pretrained_v1 agents, and export."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.pretrained import (
+    FORMAT,
+    MLPPolicy,
+    load_mlp_policy,
+    pretrained_policy,
+    read_weights,
+    save_weights,
+    shipped,
+)
+from kortmiljo.core.registry import load_game
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "spokelse_model_v010"
+GAMES = ("spokelse", "sproyte", "femkortskille")
+
+
+def random_layers(rng, sizes):
+    return [(rng.normal(0, 0.3, (a, b)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+            for a, b in zip(sizes[:-1], sizes[1:], strict=True)]  # fmt: skip
+
+
+def tiny(game, rng, hidden=8):
+    n_in = game.layout.size + game.deck.width
+    return random_layers(rng, [n_in, hidden, game.num_actions]), random_layers(rng, [n_in, hidden, 1])
+
+
+def positions(game, n, seed=0):
+    rng = np.random.default_rng(seed)
+    e = game.new_state()
+    e.new_episode(rng)
+    out = []
+    while len(out) < n:
+        if e.terminal or e.truncated:
+            e.new_episode(rng)
+            continue
+        obs = e.observation(e.current_player)
+        out.append(obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+    return out
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_round_trip_computes_the_saved_network(tmp_path, name):
+    game = load_game(name)
+    rng = np.random.default_rng(1)
+    actor, critic = tiny(game, rng)
+    path = tmp_path / "w.npz"
+    save_weights(path, game, actor, critic, activation="tanh", source={"note": "test"})
+    policy = load_mlp_policy(path, game, seed=0)
+    assert policy.weights.meta["format"] == FORMAT and policy.weights.meta["source"] == {"note": "test"}
+    for obs in positions(game, 20):
+        x = np.concatenate([obs["observation"], obs["unseen"]]).astype(np.float64)
+        logits = np.tanh(x @ actor[0][0] + actor[0][1]) @ actor[1][0] + actor[1][1]
+        logits[obs["action_mask"] == 0] = -np.inf
+        action, probs, value = policy.act_explained(obs)
+        assert action == int(np.argmax(logits)) == policy.act(obs)
+        assert obs["action_mask"][action] == 1
+        assert set(probs) == set(np.flatnonzero(obs["action_mask"]).tolist())
+        assert sum(probs.values()) == pytest.approx(1.0)
+        want_v = float((np.tanh(x @ critic[0][0] + critic[0][1]) @ critic[1][0] + critic[1][1])[0])
+        assert value == pytest.approx(want_v, abs=1e-4)
+    batch = positions(game, 16, seed=3)
+    stacked = {k: np.stack([o[k] for o in batch]) for k in batch[0]}
+    assert policy.act_batch(stacked).tolist() == [policy.act(o) for o in batch]
+
+
+def test_sampling_is_seeded_and_legal(tmp_path):
+    game = load_game("sproyte")
+    actor, critic = tiny(game, np.random.default_rng(2))
+    save_weights(tmp_path / "w.npz", game, actor, critic)
+    a = load_mlp_policy(tmp_path / "w.npz", game, seed=5, deterministic=False)
+    b = load_mlp_policy(tmp_path / "w.npz", game, seed=5, deterministic=False)
+    obs = positions(game, 30)
+    moves = [a.act(o) for o in obs]
+    assert moves == [b.act(o) for o in obs]
+    assert all(o["action_mask"][m] for o, m in zip(obs, moves, strict=True))
+
+
+def write_npz(path, **arrays):
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    path.write_bytes(buf.getvalue())
+
+
+def good_arrays(game, tmp_path):
+    actor, critic = tiny(game, np.random.default_rng(0))
+    save_weights(tmp_path / "good.npz", game, actor, critic)
+    with np.load(tmp_path / "good.npz") as z:
+        return {k: z[k] for k in z.files}
+
+
+def meta_of(arrays):
+    return json.loads(arrays["meta"].tobytes().decode())
+
+
+def with_meta(arrays, **changes):
+    meta = {**meta_of(arrays), **changes}
+    return {**arrays, "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+
+
+def test_refusals_name_the_file_and_the_fault(tmp_path):
+    game = load_game("spokelse")
+    good = good_arrays(game, tmp_path)
+    cases = {
+        "missing.npz": (None, "no weights file"),
+        "text.npz": (b"not an archive", "not an .npz archive"),
+        "truncated.npz": ((tmp_path / "good.npz").read_bytes()[:200], "not"),
+        "nometa.npz": ({k: v for k, v in good.items() if k != "meta"}, "no 'meta' header"),
+        "format.npz": (with_meta(good, format="kortmiljo-mlp/0"), "format 'kortmiljo-mlp/0'"),
+        "badjson.npz": ({**good, "meta": np.frombuffer(b"{nope", dtype=np.uint8)}, "not JSON"),
+        "pickle.npz": ({**good, "actor.0.w": np.array([object()], dtype=object)}, "only pickle can load"),
+        "nan.npz": ({**good, "actor.0.b": np.full_like(good["actor.0.b"], np.nan)}, "NaN"),
+        "shape.npz": ({**good, "actor.1.w": good["actor.1.w"][:3]}, "takes 3 inputs"),
+        "dtype.npz": ({**good, "actor.0.w": good["actor.0.w"].astype(np.float64)}, "float32"),
+        "layer.npz": ({k: v for k, v in good.items() if k != "critic.1.b"}, "critic.1 is missing"),
+        "extra.npz": ({**good, "x": np.zeros(2, np.float32)}, "unexpected arrays x"),
+        "header.npz": (with_meta(good, actor_layers="2"), "actor_layers (expected int)"),
+    }
+    for name, (content, words) in cases.items():
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, dict):
+            write_npz(path, **content)
+        with pytest.raises(ValueError) as err:
+            load_mlp_policy(path, game)
+        assert name in str(err.value) and words in str(err.value), (name, str(err.value))
+
+
+def test_weights_of_another_game_or_configuration_are_refused(tmp_path):
+    game = load_game("spokelse")
+    good = good_arrays(game, tmp_path)
+    with pytest.raises(ValueError, match="holds weights for 'spokelse', not 'sproyte'"):
+        load_mlp_policy(tmp_path / "good.npz", load_game("sproyte"))
+    with pytest.raises(ValueError, match="option jack_points: model 0.5, requested 11"):
+        load_mlp_policy(tmp_path / "good.npz", load_game("spokelse", jack_points=11))
+    fp = meta_of(good)["fingerprint"]
+    renamed = {**fp, "action_names": ["draw", "take", "swap:0", "swap:1", "swap:2", "swap:3", "throw"]}
+    write_npz(tmp_path / "renamed.npz", **with_meta(good, fingerprint=renamed))
+    with pytest.raises(ValueError, match="action 6: model 'throw', requested 'discard'"):
+        load_mlp_policy(tmp_path / "renamed.npz", game)
+    write_npz(tmp_path / "version.npz", **with_meta(good, fingerprint={**fp, "version": fp["version"] + 1}))
+    with pytest.raises(ValueError, match="version: model"):
+        load_mlp_policy(tmp_path / "version.npz", game)
+
+
+def test_a_refused_save_writes_nothing(tmp_path):
+    game = load_game("spokelse")
+    actor, critic = tiny(game, np.random.default_rng(0))
+    actor[0] = (actor[0][0][:5], actor[0][1])
+    with pytest.raises(ValueError, match="layer actor.0 takes 5 inputs"):
+        save_weights(tmp_path / "w.npz", game, actor, critic)
+    assert not (tmp_path / "w.npz").exists()
+
+
+def test_every_game_ships_pretrained_v1():
+    assert set(shipped(1)) == set(GAMES)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pretrained_v1_plays_whole_games_legally(name):
+    game = load_game(name)
+    policy = pretrained_policy(game, seed=0)
+    assert isinstance(policy, MLPPolicy) and policy.name == "pretrained_v1"
+    assert policy.weights.meta["source"]["recipe"]
+    rng = np.random.default_rng(0)
+    e = game.new_state()
+    for _ in range(3):
+        e.new_episode(rng)
+        total = np.zeros(game.num_players)
+        while not (e.terminal or e.truncated):
+            obs = e.observation(e.current_player)
+            a = policy.act(obs)
+            assert obs["action_mask"][a] == 1
+            e.step(a)
+            total += e.rewards
+        assert game.facts.zero_sum and total.sum() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_pretrained_v1_is_refused_for_another_configuration():
+    with pytest.raises(ValueError, match="trained for its default configuration only, not num_players=3"):
+        pretrained_policy(load_game("spokelse", num_players=3))
+    with pytest.raises(ValueError, match="pretrained_v2 does not exist"):
+        pretrained_policy(load_game("spokelse"), version=2)
+
+
+def test_pretrained_plays_without_torch_or_sb3():
+    """Inference is numpy only: with torch and SB3 made unimportable, a whole tournament plays."""
+    code = (
+        "import sys\n"
+        "for m in ('torch', 'stable_baselines3', 'sb3_contrib'): sys.modules[m] = None\n"
+        "from agents.registry import make_agent\n"
+        "from agents.tournament import run_tournament\n"
+        "for g in ('spokelse', 'sproyte', 'femkortskille'):\n"
+        "    p = make_agent('pretrained_v1', g, seed=0)\n"
+        "    r = run_tournament(g, [p, 'random'], games=4, progress=False)\n"
+        "    assert r['games'] >= 4, r\n"
+        "print('ok', sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'stable_baselines3')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok ['stable_baselines3', 'torch']"  # the None placeholders only
+
+
+@pytest.fixture(scope="module")
+def ppo_fixture():
+    pytest.importorskip("sb3_contrib")
+    from agents.trained import load_ppo_policy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fixture predates fingerprints: the loader warns
+        return load_ppo_policy(FIXTURE, load_game("spokelse"))
+
+
+def test_export_reproduces_the_ppo_policy(tmp_path, ppo_fixture):
+    from agents.export import export_policy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        info = export_policy(FIXTURE / "model.zip", tmp_path / "x.npz")
+    assert info["max_logit_error"] < 1e-4 and info["game"] == "spokelse"
+    mlp = load_mlp_policy(tmp_path / "x.npz", load_game("spokelse"))
+    for obs in positions(load_game("spokelse"), 40, seed=9):
+        a, probs, value = mlp.act_explained(obs)
+        b, probs_b, value_b = ppo_fixture.act_explained(obs)
+        assert a == b
+        assert [probs[k] for k in sorted(probs)] == pytest.approx([probs_b[k] for k in sorted(probs_b)], abs=1e-5)
+        assert value == pytest.approx(value_b, abs=1e-5)
+
+
+def test_export_cli(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    from kortmiljo.cli import main
+
+    out = tmp_path / "x.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["export", str(FIXTURE / "model.zip"), str(out)]) == 0
+        assert "largest logit difference" in capsys.readouterr().out
+        assert zipfile.is_zipfile(out)
+        assert main(["export", str(FIXTURE / "model.zip"), str(out)]) == 2
+        assert "exists; pass --force" in capsys.readouterr().err
+        assert main(["export", str(FIXTURE / "model.zip"), str(tmp_path / "x.bin")]) == 2
+        assert "OUT must end in .npz" in capsys.readouterr().err
+        assert main(["export", str(tmp_path / "none.zip"), str(tmp_path / "y.npz")]) == 2
+        assert "no trained model" in capsys.readouterr().err
+    assert read_weights(out).meta["source"]["recipe"] == "kortmiljo export"
