@@ -1,0 +1,84 @@
+"""The recipe of the ``pretrained_v1`` reference agents, end to end, with the time of each stage.
+
+1. **Teacher games** (:mod:`train.expert_data`): ``search_v0`` plays (the heuristic in Spøkelse,
+   where search is at par with it and costs 4,000 times more), in ``--workers`` processes that
+   share the chunk numbers, for ``--collect-minutes`` (a rerun resumes: chunks on disk are kept).
+2. **Distillation** (:mod:`train.distill`): an MLP fitted to the teacher's moves, search scores
+   and outcomes, written as numpy weights.
+3. **Check**: a duplicate-deal tournament of the student against the heuristic.
+
+``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out agents/weights/GAME_v1.npz]``
+writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
+check's result). The shipped weights were made this way; their reports lie beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+from kortmiljo.core.files import atomic_write
+
+TEACHERS = {"spokelse": ("heuristic", 1.0)}  # game -> (teacher, share of seats); default: search, 0.75
+
+
+def _collect(args):
+    from train.expert_data import collect
+
+    return collect(*args)
+
+
+def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
+        hidden: str = "256,256") -> dict:  # fmt: skip
+    from agents.registry import make_agent
+    from agents.tournament import run_tournament
+    from kortmiljo.core.registry import load_game
+    from train import distill
+    from train.expert_data import load_chunks
+
+    teacher, share = TEACHERS.get(game, ("search", 0.75))
+    report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "stages": {}}
+    t = time.time()
+    if collect_minutes > 0:
+        jobs = [(game, data, collect_minutes, teacher, share, w, workers) for w in range(workers)]
+        with mp.get_context("spawn").Pool(workers) as pool:
+            pool.map(_collect, jobs)
+    _, meta = load_chunks(data)
+    report["stages"]["teacher_games"] = {"wall_seconds": round(time.time() - t), **meta}
+    t = time.time()
+    distill.main([game, "--data", data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
+                  "--threads", str(workers)])  # fmt: skip
+    report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
+    t = time.time()
+    g = load_game(game)
+    r = run_tournament(g, [make_agent(out, g, seed=0)] + ["heuristic"] * (g.num_players - 1), check_games,
+                       seed=1, progress=False)  # fmt: skip
+    student = next(iter(r["agents"].values()))
+    result = {k: student[k] for k in ("mean_reward", "ci95", "win_rate")}
+    report["stages"]["check"] = {"wall_seconds": round(time.time() - t), "games": r["games"], "vs_heuristic": result}
+    atomic_write(out + ".report.json", json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m train.reference", description=__doc__.split("\n")[0])
+    p.add_argument("game")
+    p.add_argument("--collect-minutes", type=float, default=60.0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--data", default=None, help="teacher-data folder (default runs/expert/GAME/data)")
+    p.add_argument("--out", default=None, help="weights file (default agents/weights/GAME_v1.npz)")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--hidden", default="256,256")
+    p.add_argument("--check-games", type=int, default=600)
+    a = p.parse_args(argv)
+    data = a.data or str(Path("runs") / "expert" / a.game / "data")
+    out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v1.npz")
+    report = run(a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
