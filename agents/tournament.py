@@ -71,7 +71,8 @@ from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 from kortmiljo.records.format import jsonable
 
 from .base import Policy
-from .registry import make_agent
+from .plugins import label
+from .registry import AGENT_HELP, make_agent
 from .stats import mean_ci, t95, wilson  # noqa: F401  (t95 and wilson are part of this module's API)
 
 
@@ -86,7 +87,7 @@ def seatings(num_agents: int, num_seats: int) -> list[list[int]]:
 
 def unique_names(specs: Sequence[Any]) -> list[str]:
     """Display names; a name given more than once is numbered: ``heuristic#1``, ``heuristic#2``."""
-    base = [s.name if isinstance(s, Policy) else str(s) for s in specs]
+    base = [label(s) for s in specs]
     out = []
     for i, b in enumerate(base):
         if base.count(b) > 1:
@@ -202,7 +203,7 @@ def make_record_dir(path: str | os.PathLike) -> Path:
 
 def truncated_by(infos: Sequence[dict]) -> str | None:
     """The cap that cut a game short (the ``truncated_by`` of its infos), or None for a finished game."""
-    return next((info["truncated_by"] for info in infos if "truncated_by" in info), None)
+    return next((info["truncated_by"] for info in infos if info.get("truncated_by")), None)  # "": not cut short
 
 
 def run_tournament(
@@ -217,8 +218,10 @@ def run_tournament(
 ) -> dict:
     """Play about ``games`` games of duplicate deals between ``agents`` and return the results dict.
 
-    ``agents`` are names (``"random"``, ``"heuristic"``, ``"search"``, ``"ppo:PATH"``) or
-    :class:`Policy` objects; ``agent_kwargs`` maps a name to extra keyword arguments for
+    ``agents`` are names or specs (``"random"``, ``"heuristic"``, ``"search"``, ``"ppo:PATH"``,
+    ``"my_policy.py:MyPolicy"``: :mod:`agents.registry`), :class:`Policy` objects (used as they are),
+    or any object with ``act(obs)`` (wrapped: :class:`agents.plugins.PluginPolicy`, which checks
+    every action it returns); ``agent_kwargs`` maps a name to extra keyword arguments for
     :func:`agents.registry.make_agent` (``{"search": {"worlds": 8}}``). The dict has the
     keys ``game``, ``config``, ``games``, ``agents`` and ``seconds``. ``record``: a folder to
     save every game in as a record (see "Records" in the module docstring; a folder that already
@@ -245,8 +248,9 @@ def run_tournament(
     for j, spec in enumerate(agents):
         if isinstance(spec, Policy):
             policies.append(spec)
-        else:
-            policies.append(make_agent(spec, g, seed=seed * 1009 + j, **agent_kwargs.get(spec, {})))
+        else:  # a name or spec; an object with act(obs) is wrapped, a class or factory built
+            kw = agent_kwargs.get(spec, {}) if isinstance(spec, str) else {}
+            policies.append(make_agent(spec, g, seed=seed * 1009 + j, **kw))
     rotations = seatings(len(agents), n)
     deals = math.ceil(games / len(rotations))
     record_dir = None
@@ -444,7 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", help=f"the game: {', '.join(game_names())}")
     p.add_argument(
-        "--agents", nargs="+", required=True, help="random, heuristic, search, ppo:PATH (a name twice is numbered)"
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="AGENT",
+        help=f"the agents: {AGENT_HELP} (a name twice is numbered; see docs/agents.md)",
     )
     p.add_argument(
         "--games",

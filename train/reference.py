@@ -1,8 +1,9 @@
 """The recipe of the ``pretrained_v1`` reference agents, end to end, with the time of each stage.
 
-1. **Teacher games** (:mod:`train.expert_data`): ``search_v0`` plays (the heuristic in Spøkelse,
-   where search is at par with it and costs 4,000 times more), in ``--workers`` processes that
-   share the chunk numbers, for ``--collect-minutes`` (a rerun resumes: chunks on disk are kept).
+1. **Teacher games** (:mod:`train.expert_data`): ``--teacher`` (``search_v0``; the heuristic in
+   Spøkelse, where search is at par with it and costs 4,000 times more: ``--teacher heuristic
+   --teacher-share 1``) plays, in ``--workers`` processes that share the chunk numbers, for
+   ``--collect-minutes`` (a rerun resumes: chunks on disk are kept).
 2. **Distillation** (:mod:`train.distill`): an MLP fitted to the teacher's moves, search scores
    and outcomes, written as numpy weights.
 3. **Check**: a duplicate-deal tournament of the student against the heuristic.
@@ -22,8 +23,6 @@ from pathlib import Path
 
 from kortmiljo.core.files import atomic_write
 
-TEACHERS = {"spokelse": ("heuristic", 1.0)}  # game -> (teacher, share of seats); default: search, 0.75
-
 
 def _collect(args):
     from train.expert_data import collect
@@ -32,14 +31,13 @@ def _collect(args):
 
 
 def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
-        hidden: str = "256,256") -> dict:  # fmt: skip
+        hidden: str = "256,256", teacher: str = "search", share: float = 0.75) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
     from train import distill
     from train.expert_data import load_chunks
 
-    teacher, share = TEACHERS.get(game, ("search", 0.75))
     report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "stages": {}}
     t = time.time()
     if collect_minutes > 0:
@@ -73,10 +71,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--hidden", default="256,256")
     p.add_argument("--check-games", type=int, default=600)
+    p.add_argument("--teacher", default="search", help="the agent imitated (default search)")
+    p.add_argument("--teacher-share", type=float, default=0.75, help="chance that a seat is the teacher's")
     a = p.parse_args(argv)
     data = a.data or str(Path("runs") / "expert" / a.game / "data")
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v1.npz")
-    report = run(a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden)
+    report = run(
+        a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share
+    )
     print(json.dumps(report, indent=1))
 
 
