@@ -16,7 +16,9 @@ docs/records.md) when it ends, and also when the person quits (status ``unfinish
 atomically; its ``seats`` say ``human`` for the person's seat and the agent spec for the others.
 ``kortmiljo play --resume FILE`` plays a recorded game on from its last move: the same game,
 options and cards, the person in the seat its record marks ``human`` (or ``--seat``), the others
-played by ``--opponents`` if given, else by the agents its seats name. With ``--record`` the game
+played by ``--opponents`` if given, else by the agents its seats name (except a plug-in,
+``module:attr`` or ``file.py:attr``: a record must not choose code to run, so such a seat needs
+``--opponents``). With ``--record`` the game
 is saved again, whole (the recorded moves and the new ones; the same file may be given to both).
 A record of a game that is over shows its final table. A file that is not a record that can be
 restored (missing, corrupt, of a newer format, redacted) ends with one line naming it.
@@ -37,7 +39,8 @@ from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
-from .registry import make_agent
+from .plugins import label
+from .registry import AGENT_HELP, make_agent, spec_kind
 
 HUMAN = "human"  # the person's seat in a record
 
@@ -141,7 +144,7 @@ def _result(engine, totals, infos, seat: int | None, who: dict[int, str], stdout
     stdout.write(f"{verdict} (reward {mine:+g})\n")
 
 
-def _opponents(g: Game, n: int, seat: int, opponents: list[str], seed: int) -> tuple[dict, dict]:
+def _opponents(g: Game, n: int, seat: int, opponents: list[Any], seed: int) -> tuple[dict, dict]:
     if not opponents:
         raise ValueError("give at least one opponent")
     if len(opponents) > n - 1:  # the extra ones would never play
@@ -153,10 +156,28 @@ def _opponents(g: Game, n: int, seat: int, opponents: list[str], seed: int) -> t
     return _make(g, specs, seed)
 
 
-def _make(g: Game, specs: dict[int, str], seed: int) -> tuple[dict, dict]:
-    # a tournament record numbers an agent seated twice (heuristic#2): the agent is the name before
-    policies = {s: make_agent(re.sub(r"#\d+$", "", spec), g, seed=seed + 1 + s) for s, spec in specs.items()}
-    return policies, dict(specs)
+def _make(g: Game, specs: dict[int, Any], seed: int) -> tuple[dict, dict]:
+    """The policy and the name of each seat; a spec is a string or an object (a Policy, used as it
+    is, or anything with ``act(obs)``, wrapped: :func:`agents.plugins.as_policy`)."""
+    policies = {}
+    for s, spec in specs.items():
+        if isinstance(spec, str):
+            # a tournament record numbers an agent seated twice (heuristic#2): the agent is the name before
+            policies[s] = make_agent(re.sub(r"#\d+$", "", spec), g, seed=seed + 1 + s)
+        else:
+            policies[s] = make_agent(spec, g, seed=seed + 1 + s)
+    return policies, {s: label(spec) for s, spec in specs.items()}
+
+
+def _from_record(spec: str, seat: int, path: str) -> str:
+    """A seat's agent as a record names it; refused where loading it would import code (a record
+    may come from anyone, and must not choose what runs here)."""
+    if spec_kind(re.sub(r"#\d+$", "", spec)) in ("file", "module"):
+        raise ValueError(
+            f"{path}: player_{seat} was played by the plug-in {spec!r}, which runs code; a record does not choose "
+            f"that: give --opponents {spec} to play against it"
+        )
+    return spec
 
 
 def _play_on(env, seat: int, policies: dict, names: dict, stdin, stdout, log: MoveLog, save_to, event) -> int:
@@ -208,7 +229,7 @@ def _play_on(env, seat: int, policies: dict, names: dict, stdin, stdout, log: Mo
 
 def play(
     game: Game | str,
-    opponents: list[str] | None = None,
+    opponents: list[Any] | None = None,
     seat: int = 0,
     seed: int | None = None,
     config: dict | None = None,
@@ -218,7 +239,8 @@ def play(
 ) -> int:
     """One game in the terminal; returns the exit status (0 also when the person quits).
 
-    ``opponents``: agent specs cycled over the other seats (default ``["heuristic"]``);
+    ``opponents``: agents cycled over the other seats (default ``["heuristic"]``): specs
+    (:mod:`agents.registry`), Policy objects, or any object with ``act(obs)`` (wrapped);
     ``record``: a file to save the game's record in (see the module docstring)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
@@ -242,7 +264,7 @@ def play(
 
 def resume(
     path: str,
-    opponents: list[str] | None = None,
+    opponents: list[Any] | None = None,
     seat: int | None = None,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
@@ -290,7 +312,7 @@ def resume(
             if spec is None or spec == HUMAN:
                 who = "a person" if spec == HUMAN else "nobody"
                 raise ValueError(f"{path}: player_{s} was played by {who} in the record; give --opponents")
-            specs[s] = spec
+            specs[s] = _from_record(spec, s, path)
         try:
             policies, names = _make(g, specs, seed)
         except ValueError as err:
@@ -309,7 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents",
         nargs="+",
         default=None,
-        help="agents for the other seats, cycled (default heuristic; with --resume: the record's)",
+        metavar="AGENT",
+        help=f"agents for the other seats, cycled (default heuristic; with --resume: the record's): {AGENT_HELP} "
+        "(see docs/agents.md)",
     )
     p.add_argument(
         "--seat",
