@@ -56,17 +56,23 @@ def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.nd
 
 def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: float = 1e-3, batch: int = 256,
         soft: float = 0.5, temperature: float = 0.25, weight_decay: float = 1e-4, seed: int = 0,
-        log=print) -> tuple[list, list, dict]:  # fmt: skip
-    """Train actor and critic MLPs (ReLU) on teacher data; return their numpy layers and a report."""
+        warm: dict | None = None, warm_epochs: int = 3, log=print) -> tuple[list, list, dict]:  # fmt: skip
+    """Train actor and critic MLPs (ReLU) on teacher data; return their numpy layers and a report.
+
+    ``warm``: data of a cheaper teacher (the heuristic) to fit first, for ``warm_epochs``: it covers
+    many more positions than the search's games can, so the search's decisions then only have to
+    teach where search plays differently (the held-out games are the search's, as without it)."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
-    X = torch.as_tensor(data["obs"])
-    M = torch.as_tensor(data["mask"])
-    T = torch.as_tensor(soft_targets(data, soft, temperature))
+
+    def tensors(d: dict[str, np.ndarray], soft: float) -> tuple:
+        T = soft_targets(d, soft, temperature)
+        return (torch.as_tensor(d["obs"]), torch.as_tensor(d["mask"]), torch.as_tensor(T), torch.as_tensor(d["ret"]))
+
+    X, M, T, R = tensors(data, soft)
     A = torch.as_tensor(data["action"].astype(np.int64))
-    R = torch.as_tensor(data["ret"])
     tr, va = (torch.as_tensor(m) for m in split_games(data["game"], 0.05, seed))
 
     def mlp(out: int) -> nn.Sequential:
@@ -77,38 +83,48 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
         return nn.Sequential(*layers, nn.Linear(last, out))
 
     actor, critic = mlp(M.shape[1]), mlp(1)
-    opt = torch.optim.AdamW([*actor.parameters(), *critic.parameters()], lr=lr, weight_decay=weight_decay)
-    idx = torch.nonzero(tr).flatten()
+
+    def run_epochs(n: int, X, M, T, R, idx, after=None) -> None:
+        opt = torch.optim.AdamW([*actor.parameters(), *critic.parameters()], lr=lr, weight_decay=weight_decay)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=n)
+        for ep in range(n):
+            actor.train()
+            critic.train()
+            perm = idx[torch.randperm(len(idx))]
+            for k in range(0, len(perm), batch):
+                b = perm[k : k + batch]
+                logits = actor(X[b]).masked_fill(~M[b], -1e9)
+                loss_pi = -(T[b] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                loss_v = ((critic(X[b]).squeeze(1) - R[b]) ** 2).mean()
+                opt.zero_grad()
+                (loss_pi + 0.5 * loss_v).backward()
+                opt.step()
+            sched.step()
+            if after:
+                after(ep)
+
     best = {"actor": (-1.0, None, 0), "critic": (float("inf"), None, 0)}
     history = []
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
-    for ep in range(epochs):
-        actor.train()
-        critic.train()
-        perm = idx[torch.randperm(len(idx))]
-        for k in range(0, len(perm), batch):
-            b = perm[k : k + batch]
-            logits = actor(X[b]).masked_fill(~M[b], -1e9)
-            loss_pi = -(T[b] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            loss_v = ((critic(X[b]).squeeze(1) - R[b]) ** 2).mean()
-            opt.zero_grad()
-            (loss_pi + 0.5 * loss_v).backward()
-            opt.step()
-        sched.step()
+
+    def evaluate(ep: int, phase: str = "search") -> None:
         actor.eval()
         critic.eval()
         with torch.no_grad():
             logits = actor(X[va]).masked_fill(~M[va], -1e9)
-            choice = logits.argmax(dim=1)
             multi = M[va].sum(dim=1) > 1  # agreement where there was a choice to make
-            agree = float((choice == A[va])[multi].float().mean())
+            agree = float((logits.argmax(dim=1) == A[va])[multi].float().mean())
             v_mse = float(((critic(X[va]).squeeze(1) - R[va]) ** 2).mean())
-        history.append({"epoch": ep + 1, "agreement": round(agree, 4), "value_mse": round(v_mse, 4)})
-        log(f"epoch {ep + 1}: held-out agreement {agree:.3f}, value mse {v_mse:.3f}")
-        if agree > best["actor"][0]:
+        history.append({"phase": phase, "epoch": ep + 1, "agreement": round(agree, 4), "value_mse": round(v_mse, 4)})
+        log(f"{phase} epoch {ep + 1}: held-out agreement {agree:.3f}, value mse {v_mse:.3f}")
+        if phase == "search" and agree > best["actor"][0]:
             best["actor"] = (agree, {k: v.clone() for k, v in actor.state_dict().items()}, ep + 1)
-        if v_mse < best["critic"][0]:
+        if phase == "search" and v_mse < best["critic"][0]:
             best["critic"] = (v_mse, {k: v.clone() for k, v in critic.state_dict().items()}, ep + 1)
+
+    if warm is not None:
+        WX, WM, WT, WR = tensors(warm, 0.0)
+        run_epochs(warm_epochs, WX, WM, WT, WR, torch.arange(len(WX)), lambda ep: evaluate(ep, "warm"))
+    run_epochs(epochs, X, M, T, R, torch.nonzero(tr).flatten(), evaluate)
     actor.load_state_dict(best["actor"][1])
     critic.load_state_dict(best["critic"][1])
 
@@ -128,6 +144,7 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
         "value_mse": best["critic"][0],
         "value_r2": round(1 - best["critic"][0] / var, 4) if var > 0 else None,
         "critic_epoch": best["critic"][2],
+        "warm_decisions": int(len(warm["action"])) if warm is not None else 0,
         "history": history,
     }
     return layers(actor), layers(critic), report
@@ -143,29 +160,38 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--soft", type=float, default=0.5)
     p.add_argument("--temperature", type=float, default=0.25)
+    p.add_argument("--warm", default=None, help="data of a cheaper teacher to fit first (folders, comma-separated)")
+    p.add_argument("--warm-epochs", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
     a = p.parse_args(argv)
     import torch
 
     torch.set_num_threads(a.threads)
-    game = load_game(a.game)
-    parts = [load_chunks(d) for d in a.data.split(",")]
+    data, info = _load(a.data)
+    warm = _load(a.warm)[0] if a.warm else None
+    print(f"{a.game}: {len(data['action'])} decisions from {info['games']} teacher games ({info['teacher_seconds']} s)")
+    t = time.time()
+    hidden = [int(h) for h in a.hidden.split(",")]
+    actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed,
+                                warm=warm, warm_epochs=a.warm_epochs)  # fmt: skip
+    report["fit_seconds"] = round(time.time() - t)
+    source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
+              "soft": a.soft, "temperature": a.temperature, **info,
+              **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
+    save_weights(a.out, load_game(a.game), actor, critic, activation="relu", source=source)
+    print(json.dumps(source, indent=1))
+
+
+def _load(folders: str) -> tuple[dict[str, np.ndarray], dict]:
+    """Teacher data of comma-separated folders joined (game ids made unique across them)."""
+    parts = [load_chunks(d) for d in folders.split(",")]
     offsets = np.cumsum([0] + [meta["games"] for _, meta in parts[:-1]])
     for (d, _), off in zip(parts, offsets, strict=True):
         d["game"] = d["game"] + off  # game ids unique across folders (the held-out split is by game)
     data = {k: np.concatenate([d[k] for d, _ in parts]) for k in parts[0][0]}
     info = {"games": sum(m["games"] for _, m in parts), "teacher_seconds": round(sum(m["seconds"] for _, m in parts))}
-    print(f"{a.game}: {len(data['action'])} decisions from {info['games']} teacher games ({info['teacher_seconds']} s)")
-    t = time.time()
-    hidden = [int(h) for h in a.hidden.split(",")]
-    actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed)
-    report["fit_seconds"] = round(time.time() - t)
-    source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
-              "soft": a.soft, "temperature": a.temperature, **info,
-              **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
-    save_weights(a.out, game, actor, critic, activation="relu", source=source)
-    print(json.dumps(source, indent=1))
+    return data, info
 
 
 if __name__ == "__main__":
