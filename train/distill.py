@@ -176,6 +176,9 @@ def main(argv: list[str] | None = None) -> None:
     actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed,
                                 warm=warm, warm_epochs=a.warm_epochs)  # fmt: skip
     report["fit_seconds"] = round(time.time() - t)
+    if not (report["value_r2"] or 0) > 0:  # no better than a constant: a value it shows would mislead
+        print(f"the critic explains none of the held-out returns' variance (R² {report['value_r2']}); not kept")
+        critic = []
     source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
               "soft": a.soft, "temperature": a.temperature, **info,
               **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
