@@ -1,4 +1,5 @@
-"""The ``kortmiljo`` command: ``eval``, ``play``, ``train``, ``replay`` and ``serve`` subcommands.
+"""The ``kortmiljo`` command: ``eval``, ``play``, ``train``, ``replay``, ``serve``, ``benchmark``,
+``leaderboard`` and ``export`` subcommands.
 
 Each subcommand lives with its code (agents/, train/); this file only dispatches, so
 ``kortmiljo --help`` stays fast and light, and holds what every subcommand's command line shares:
@@ -28,8 +29,11 @@ COMMANDS = {
     "train": ("train.cli", "train a MaskablePPO agent with self-play"),
     "replay": ("kortmiljo.records.cli", "print a game record as text, as a seat saw it or open"),
     "serve": ("agents.serve", "the web app: play against the agents and watch replays in a browser"),
+    "benchmark": ("agents.benchmark", "the fixed, versioned strength benchmark of one agent against the pool"),
+    "leaderboard": ("agents.leaderboard", "rank the benchmark results of a leaderboard file with openskill ratings"),
+    "export": ("agents.export", "convert a trained ppo model into the package's safe .npz weights format"),
 }
-EXTRAS = {"train": "train", "serve": "web"}  # the pip extra a subcommand needs beyond the core dependencies
+EXTRAS = {"train": "train", "serve": "web", "export": "train"}  # the pip extra a subcommand needs beyond the core dependencies
 
 ROOT = Path(__file__).resolve().parent.parent  # holds kortmiljo, and beside it agents/ and train/
 OWN_PACKAGES = ("agents", "train")
@@ -120,7 +124,8 @@ def fail(prog: str, err: BaseException | str, status: int = 2) -> int:
 def usage() -> str:
     names = ",".join(COMMANDS)
     lines = [f"usage: kortmiljo {{{names}}} ARGS [options]   (kortmiljo COMMAND --help for details)", ""]
-    lines += [f"  {name:6} {text}" for name, (_, text) in COMMANDS.items()]
+    width = max(map(len, COMMANDS))
+    lines += [f"  {name:{width}} {text}" for name, (_, text) in COMMANDS.items()]
     return "\n".join(lines)
 
 

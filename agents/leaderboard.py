@@ -1,0 +1,310 @@
+"""The benchmark leaderboard: ``kortmiljo leaderboard FILE [--game G] [--png OUT.png]``.
+
+**The file** is one JSON list of benchmark results (:mod:`agents.benchmark`, docs/benchmark.md),
+oldest first; ``kortmiljo benchmark … --leaderboard FILE`` appends to it (made if missing), and
+every write replaces the whole file atomically (:func:`kortmiljo.core.files.atomic_write`), so a
+reader never sees half a list. A file that is not JSON, not a list, or that holds an entry of the
+wrong shape is refused with a one-line error that names the file (and the entry), and nothing is
+written to it.
+
+**Groups.** Only results that played the same thing compare: entries are grouped by game,
+protocol id, ``config_hash`` and whether they are complete. Entries whose game counts or pool
+were overridden (``"complete": false``) are rated only among themselves, under a heading that
+says they are not the protocol's.
+
+**The rating.** Within a group every entry and every pool opponent is a player of one openskill
+Plackett–Luce model (``tau = 0``: skills that do not drift, so the order of the games matters
+little). Each benchmark game is a two-player match between the entry and the opponent it faced,
+won by the agent under test for a reward > 0, lost for < 0, drawn for 0 (the ``outcomes`` the
+benchmark stores; games a cap cut short are left out). The games are fed in a fixed order: the
+entries in file order, each entry's games round-robin over its opponents (game 1 against each
+opponent, then game 2, …), so the ranking is the same every time the same file is read. The pool
+agents' ratings are shared by every entry of the group, which is what links the entries: an entry
+rated above ``heuristic_v0`` won more of its benchmark games than the pool's heuristic can explain.
+Players are ranked by the ordinal ``mu - 3 sigma`` (a conservative skill estimate); ``mu`` is on
+openskill's scale (25 at the start, a few points per clear difference in strength). The rating is
+a summary for ranking; the benchmark's means and intervals against each opponent remain the
+numbers to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from kortmiljo.cli import ArgumentParser, check_output_file, fail
+from kortmiljo.core.files import atomic_write
+
+ENTRY_KEYS = {
+    "protocol": str,
+    "complete": bool,
+    "game": str,
+    "config_hash": str,
+    "agent": dict,
+    "opponents": dict,
+}
+OPPONENT_KEYS = {"games": int, "wins": int, "draws": int, "losses": int, "outcomes": str}
+
+
+# ---- the file ---------------------------------------------------------------------------------
+def check_entry(entry: Any, where: str) -> None:
+    """Raise ``ValueError`` naming ``where`` unless ``entry`` has the shape of a benchmark result."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} is not a benchmark result (a JSON object), got {type(entry).__name__}")
+    for key, kind in ENTRY_KEYS.items():
+        if key not in entry:
+            raise ValueError(f"{where} is not a benchmark result: it has no {key!r}")
+        if not isinstance(entry[key], kind):
+            raise ValueError(f"{where}: {key!r} must be a {kind.__name__}, got {type(entry[key]).__name__}")
+    if not isinstance(entry["agent"].get("name"), str):
+        raise ValueError(f"{where}: 'agent' must hold the agent's 'name'")
+    for name, opp in entry["opponents"].items():
+        if not isinstance(opp, dict):
+            raise ValueError(f"{where}: opponent {name!r} must be an object, got {type(opp).__name__}")
+        for key, kind in OPPONENT_KEYS.items():
+            if not isinstance(opp.get(key), kind) or (kind is int and isinstance(opp.get(key), bool)):
+                raise ValueError(f"{where}: opponent {name!r} needs {key!r} as a {kind.__name__}")
+        if set(opp["outcomes"]) - set("WDLT") or len(opp["outcomes"]) != opp["games"]:
+            raise ValueError(f"{where}: opponent {name!r}: 'outcomes' must be one of W, D, L, T per game")
+
+
+def load_entries(path: str | os.PathLike, missing_ok: bool = False) -> list[dict]:
+    """The entries of the leaderboard ``path`` (``[]`` for a missing file where ``missing_ok``)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        if missing_ok:
+            return []
+        raise ValueError(f"leaderboard {str(path)!r} does not exist") from None
+    except OSError as err:
+        raise ValueError(f"leaderboard {str(path)!r} cannot be read: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"leaderboard {str(path)!r} is not a text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(
+            f"leaderboard {str(path)!r} is not valid JSON ({err.msg} at line {err.lineno}, column {err.colno}); "
+            "it must be a JSON list of benchmark results"
+        ) from None
+    if not isinstance(data, list):
+        raise ValueError(
+            f"leaderboard {str(path)!r} must be a JSON list of benchmark results, got {type(data).__name__}"
+        )
+    for i, entry in enumerate(data, 1):
+        check_entry(entry, f"entry {i} of leaderboard {str(path)!r}")
+    return data
+
+
+def append_entry(path: str | os.PathLike, result: dict) -> int:
+    """Append ``result`` to the leaderboard ``path`` (made if missing); the number of entries now."""
+    check_entry(result, "the result")
+    entries = load_entries(path, missing_ok=True)
+    entries.append(result)
+    atomic_write(path, json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+    return len(entries)
+
+
+# ---- the rating -------------------------------------------------------------------------------
+def group_key(entry: dict) -> tuple:
+    return (entry["game"], entry["protocol"], entry["config_hash"], entry["complete"])
+
+
+def _interleaved(entry: dict) -> list[tuple[str, str]]:
+    """(opponent, outcome) of every game of ``entry``, round-robin over the opponents."""
+    seqs = [(name, opp["outcomes"]) for name, opp in entry["opponents"].items()]
+    out = []
+    for i in range(max((len(s) for _, s in seqs), default=0)):
+        out += [(name, s[i]) for name, s in seqs if i < len(s)]
+    return out
+
+
+def rate_group(entries: Sequence[tuple[int, dict]]) -> list[dict]:
+    """Rows (ranked best first) for the entries of one group, given as (number in the file, entry)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0)
+    ratings: dict[str, Any] = {}
+    stats: dict[str, dict] = {}
+
+    def player(key: str, row: dict) -> Any:
+        if key not in ratings:
+            ratings[key] = model.rating(name=key)
+            stats[key] = {**row, "games": 0, "wins": 0, "draws": 0, "losses": 0}
+        return ratings[key]
+
+    ranks = {"W": [0, 1], "L": [1, 0], "D": [0, 0]}
+    for number, entry in entries:
+        me = f"#{number} {entry['agent']['name']}"
+        player(me, {"player": me, "kind": "entry", "entry": number, "agent": entry["agent"], "means": {}})
+        for name, opp in entry["opponents"].items():
+            stats[me]["means"][name] = opp.get("mean")
+        for name, outcome in _interleaved(entry):
+            if outcome == "T":
+                continue
+            player(name, {"player": name, "kind": "pool", "entry": None, "agent": {"name": name}, "means": {}})
+            (a,), (b,) = model.rate([[ratings[me]], [ratings[name]]], ranks=ranks[outcome])
+            ratings[me], ratings[name] = a, b
+            for key, mine in ((me, outcome), (name, {"W": "L", "L": "W", "D": "D"}[outcome])):
+                s = stats[key]
+                s["games"] += 1
+                s[{"W": "wins", "L": "losses", "D": "draws"}[mine]] += 1
+    rows = []
+    for key, r in ratings.items():
+        s = stats[key]
+        rows.append({**s, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())})
+    rows.sort(key=lambda row: (-row["ordinal"], -row["mu"], row["player"]))
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    return rows
+
+
+def leaderboard(entries: Sequence[dict], game: str | None = None) -> list[dict]:
+    """Every group of ``entries`` (of ``game`` only, if given) with its ranked rows, in a fixed order."""
+    groups: dict[tuple, list[tuple[int, dict]]] = {}
+    for number, entry in enumerate(entries, 1):
+        if game is None or entry["game"] == game:
+            groups.setdefault(group_key(entry), []).append((number, entry))
+    out = []
+    for key in sorted(groups, key=lambda k: (k[0], k[1], not k[3], k[2])):
+        members = groups[key]
+        first = members[0][1]
+        out.append(
+            {
+                "game": key[0],
+                "protocol": key[1],
+                "config_hash": key[2],
+                "complete": key[3],
+                "config": first.get("config"),
+                "entries": len(members),
+                "rows": rate_group(members),
+            }
+        )
+    return out
+
+
+# ---- output -----------------------------------------------------------------------------------
+def _signed(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.3f}"
+
+
+def group_title(group: dict, config: bool = True) -> str:
+    proto = group["protocol"] if group["complete"] else f"NOT {group['protocol']} (game counts or pool overridden)"
+    shown = f" {group['config']}" if config else ""
+    count = f"{group['entries']} {'entry' if group['entries'] == 1 else 'entries'}"
+    return f"{group['game']} {proto}, config {group['config_hash'][:12]}{shown}: {count}"
+
+
+def format_table(groups: Sequence[dict]) -> str:
+    """Plain-text tables, one per group: rank, player, rating, games and the entries' means per opponent."""
+    blocks = []
+    for group in groups:
+        opponents = sorted({name for row in group["rows"] for name in row["means"]})
+        head = ["rank", "player", "kind", "mu±sigma", "ordinal", "games", "W/D/L", *[f"vs {o}" for o in opponents]]
+        rows = [head]
+        for row in group["rows"]:
+            cells = [
+                str(row["rank"]),
+                row["player"],
+                row["kind"],
+                f"{row['mu']:.2f}±{row['sigma']:.2f}",
+                f"{row['ordinal']:.2f}",
+                str(row["games"]),
+                f"{row['wins']}/{row['draws']}/{row['losses']}",
+            ]
+            cells += [_signed(row["means"].get(o)) if row["kind"] == "entry" else "" for o in opponents]
+            rows.append(cells)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+        lines = [
+            "  ".join(c.ljust(w) if i in (1, 2) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+            for r in rows
+        ]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        blocks.append("\n".join([group_title(group), *lines]))
+    return "\n\n".join(blocks)
+
+
+def plot(groups: Sequence[dict], path: str) -> None:
+    """A PNG: per group, every player's mu with a bar down to its ordinal (mu - 3 sigma), best on top."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    heights = [max(1.5, 0.35 * len(g["rows"]) + 1) for g in groups]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(8, sum(heights)), squeeze=False, height_ratios=heights)
+    for ax, group in zip(axes[:, 0], groups, strict=True):
+        rows = list(reversed(group["rows"]))
+        y = range(len(rows))
+        mu = [r["mu"] for r in rows]
+        ordinal = [r["ordinal"] for r in rows]
+        colours = ["tab:blue" if r["kind"] == "entry" else "tab:gray" for r in rows]
+        ax.barh(y, [m - o for m, o in zip(mu, ordinal, strict=True)], left=ordinal, color=colours, alpha=0.5)
+        ax.scatter(mu, y, color=colours, zorder=3)
+        ax.set_yticks(list(y))
+        ax.set_yticklabels([r["player"] for r in rows])
+        ax.set_xlabel("openskill rating: mu (dot) down to the ordinal mu - 3 sigma (bar)")
+        ax.set_title(group_title(group, config=False), fontsize=9)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    atomic_write(path, buf.getvalue())
+
+
+# ---- command line -----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(
+        prog="kortmiljo leaderboard",
+        description="Rank every benchmark result of a leaderboard file with openskill ratings (docs/benchmark.md).",
+    )
+    p.add_argument("file", help="the leaderboard: a JSON list written by kortmiljo benchmark --leaderboard")
+    p.add_argument("--game", help="only this game's entries")
+    p.add_argument("--png", metavar="OUT.png", help="also draw the ratings as a PNG here")
+    p.add_argument("--json", metavar="OUT.json", help="also write the ranked groups as JSON here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    prog = "kortmiljo leaderboard"
+    try:
+        check_output_file("--png", args.png)
+        check_output_file("--json", args.json)
+        if args.png:
+            from importlib.util import find_spec
+
+            if find_spec("matplotlib") is None:
+                raise ValueError("--png needs matplotlib, which is not installed (pip install 'kortmiljo[train]')")
+        entries = load_entries(args.file)
+        groups = leaderboard(entries, args.game)
+        if not groups:
+            games = sorted({e["game"] for e in entries})
+            raise ValueError(
+                f"leaderboard {args.file!r} holds no entries"
+                + (f" of {args.game} (games in it: {', '.join(games) or 'none'})" if args.game else "")
+            )
+    except ValueError as err:
+        return fail(prog, err)
+    print(format_table(groups))
+    try:
+        if args.json:
+            atomic_write(args.json, json.dumps(groups, indent=2, ensure_ascii=False) + "\n")
+            print(f"ranking written to {args.json}")
+        if args.png:
+            plot(groups, args.png)
+            print(f"chart written to {args.png}")
+    except Exception as err:
+        return fail(prog, f"could not write the output: {err}", 1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
