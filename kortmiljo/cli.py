@@ -33,7 +33,8 @@ COMMANDS = {
     "leaderboard": ("agents.leaderboard", "rank the benchmark results of a leaderboard file with openskill ratings"),
     "export": ("agents.export", "convert a trained ppo model into the package's safe .npz weights format"),
 }
-EXTRAS = {"train": "train", "serve": "web", "export": "train"}  # the pip extra a subcommand needs beyond the core dependencies
+# the pip extra a subcommand needs beyond the core dependencies
+EXTRAS = {"train": "train", "serve": "web", "export": "train"}
 
 ROOT = Path(__file__).resolve().parent.parent  # holds kortmiljo, and beside it agents/ and train/
 OWN_PACKAGES = ("agents", "train")
