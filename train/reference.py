@@ -8,7 +8,7 @@
    and outcomes, written as numpy weights.
 3. **Check**: a duplicate-deal tournament of the student against the heuristic.
 
-``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out agents/weights/GAME_v1.npz]``
+``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
 check's result). The shipped weights were made this way; their reports lie beside them.
 """
