@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all bench lint clean chromium
+.PHONY: demo test test-all bench lint clean chromium test-clients test-rllib
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -28,6 +28,33 @@ test: $(STAMP) chromium  ## the default test suite (slow checks excluded), brows
 
 test-all: $(STAMP) chromium  ## everything, slow checks included
 	KORTMILJO_REQUIRE_BROWSER=1 $(PY) -m pytest -q -n 2 -m ''
+
+# the client libraries of docs/clients.md live in their own venvs, so that they cannot change the main
+# venv's torch, gymnasium or numpy (Ray pins gymnasium 1.2.2); a missing library fails these targets
+CLIENTS_VENV ?= .venv-clients
+CLIENTS_PY := $(CLIENTS_VENV)/bin/python
+RLLIB_VENV ?= .venv-rllib
+RLLIB_PY := $(RLLIB_VENV)/bin/python
+
+$(CLIENTS_VENV)/.installed: pyproject.toml
+	python3 -m venv $(CLIENTS_VENV)
+	$(CLIENTS_PY) -m pip install -q --upgrade pip
+	$(CLIENTS_PY) -m pip install -q torch==2.13.0
+	$(CLIENTS_PY) -m pip install -q -e '.[test,clients,openspiel]'
+	touch $@
+
+$(RLLIB_VENV)/.installed: pyproject.toml
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_PY) -m pip install -q --upgrade pip
+	$(RLLIB_PY) -m pip install -q torch==2.13.0
+	$(RLLIB_PY) -m pip install -q -e '.[train,test,rllib]'
+	touch $@
+
+test-clients: $(CLIENTS_VENV)/.installed  ## Tianshou, TorchRL, SuperSuit and Shimmy examples (docs/clients/); CI runs it
+	KORTMILJO_REQUIRE_CLIENTS=1 $(CLIENTS_PY) -m pytest -q -n 2 -m clients tests/clients
+
+test-rllib: $(RLLIB_VENV)/.installed  ## RLlib's PettingZooEnv example and the RLlib backend (heavy: not in CI)
+	$(RLLIB_PY) -m pytest -q -m rllib tests/clients tests/integrations/test_rllib.py
 
 bench: $(STAMP)  ## throughput (with the PGX anchor) and strength tables
 	$(PY) -m pip install -q -e '.[pgx]'

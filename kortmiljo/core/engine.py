@@ -303,6 +303,13 @@ class Engine(ABC):
     def info(self, seat: int) -> dict:
         """End-of-episode result fields for ``seat`` (each game's docs page names them)."""
 
+    def env_info(self, seat: int) -> dict:
+        """The AEC env's ``info`` of ``seat`` at any step. A game overrides it to give the same
+        keys with the same types at every step (neutral values until the episode ends, numeric
+        twins of its string fields): replay buffers that stack infos step by step need that.
+        The default is the end-of-episode :meth:`info` once the episode is over, else ``{}``."""
+        return self.info(seat) if (self.terminal or self.truncated) else {}
+
     @abstractmethod
     def render(self, viewer: int | None = None) -> str:
         """A text table from ``viewer``'s point of view (None: public view)."""

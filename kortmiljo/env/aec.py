@@ -105,7 +105,8 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        # the same keys at every step (the engine's neutral values until the episode ends)
+        self.infos = {a: self.engine.env_info(i) for i, a in enumerate(self.agents)}
         self._had_reward = False
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
@@ -129,7 +130,7 @@ class CardGameEnv(AECEnv):
             for i, a in enumerate(self.possible_agents):
                 self.terminations[a] = e.terminal
                 self.truncations[a] = e.truncated and not e.terminal
-                self.infos[a] = e.info(i)
+                self.infos[a] = e.env_info(i)
             # every seat gets one last turn to see its final reward, from the acting seat on
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % e.num_players]
         else:

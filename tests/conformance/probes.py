@@ -320,7 +320,10 @@ class Episode:
         keys = {tuple(sorted(info)) for info in self.infos.values()}
         assert len(keys) == 1 and keys != {()}, f"final infos differ in their keys or are empty: {keys}"
         for seat, agent in enumerate(agents):
-            assert self.infos[agent] == e.info(seat), (agent, self.infos[agent], e.info(seat))
+            # the env's info is the engine's env_info: its result fields (info) and the stable extras
+            assert self.infos[agent] == e.env_info(seat), (agent, self.infos[agent], e.env_info(seat))
+            result = e.info(seat)
+            assert {k: self.infos[agent].get(k) for k in result} == result, (agent, self.infos[agent], result)
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:

@@ -5,7 +5,8 @@ a seeded generator, independent of the env's own stream): for every turn of the 
 the agent, the names of its legal actions, its observation cut into the layout's named
 segments (the indices of the non-zero entries within the segment, ``i=value`` where the
 value is not 1; a one-entry segment shows ``=value``), its ``unseen`` cards, the reward ``last()`` reports and
-the action taken; at the end every agent's info. ``tests/golden/test_golden.py`` replays
+the action taken; the info on the first turn (the neutral values every step carries until the end)
+and at the end every agent's info. ``tests/golden/test_golden.py`` replays
 them and fails on any difference, so every behaviour change shows as a diff.
 
 Regenerate after an intended behaviour change (and bump the game's version):
@@ -98,8 +99,9 @@ def playthrough(game: str, config: dict, seed: int, policy_seed: int) -> str:
         unseen = np.flatnonzero(obs["unseen"])
         out.append("  unseen: " + " ".join(deck.code(int(c)) for c in unseen))
         out.append(f"  reward: {_fmt(float(reward)) if reward else '0'}")
-        if term or trunc:
+        if term or trunc or turn == 0:  # the first turn shows the neutral values every step carries
             out.append("  info: " + json.dumps(_jsonable(info), sort_keys=True, ensure_ascii=False))
+        if term or trunc:
             action = None
         else:
             action = int(rng.choice(legal))

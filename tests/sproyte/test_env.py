@@ -144,14 +144,19 @@ def test_infos_and_rewards_at_the_end(config):
             final[agent] = (rew, info)
             env.step(None)
             continue
-        assert info == {}
+        assert info == env.unwrapped.engine.INFO_NEUTRAL  # the same keys at every step, neutral until the end
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert set(final) == {"player_0", "player_1", "player_2"}
     rewards = [final[a][0] for a in env.possible_agents]
     if config.get("reward", "relative") == "relative":
         assert abs(sum(rewards)) < 1e-9
     for _, info in final.values():
-        assert set(info) == {"tricks", "deal_points", "match_points", "contract", "trump"}
+        # the rules' result fields, plus the numeric twins and truncated_by (docs/sproyte.md, Infos)
+        assert set(info) == {"tricks", "deal_points", "match_points", "contract", "trump"} | {
+            "contract_id",
+            "trump_id",
+            "truncated_by",
+        }
         if "match_to" not in config:
             assert info["match_points"] == info["deal_points"]
         else:

@@ -605,6 +605,32 @@ class FemkortskilleEngine(Engine):
             out["truncated_by"] = "max_deals"
         return out
 
+    # the env's info before the episode ends: every key of the result, with a neutral value
+    # (``winner`` is "" until the end, then the winner's seat name, or None if nobody won; its
+    # twin ``winner_id`` is an int at every step: the seat, or -1)
+    INFO_NEUTRAL = {
+        "chips": 0.0,
+        "pot": 0.0,
+        "knocked": False,
+        "pot_won": 0.0,
+        "winner": "",
+        "winner_id": -1,
+        "deals": 0,
+        "truncated_by": "",
+    }
+
+    def env_info(self, seat: int) -> dict:
+        """The AEC env's info: :data:`INFO_NEUTRAL` during play, the result fields at the end with
+        ``winner_id`` (the winner's seat, -1 for none), ``truncated_by`` the cap's name or ``""``
+        (docs/femkortskille.md, Infos)."""
+        if not (self.terminal or self.truncated):
+            return dict(self.INFO_NEUTRAL)
+        out = self.info(seat)
+        out["winner_id"] = int(self.winner) if self.winner >= 0 else -1
+        out["deals"] = int(out["deals"])
+        out.setdefault("truncated_by", "")
+        return {k: out[k] for k in self.INFO_NEUTRAL}
+
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
 

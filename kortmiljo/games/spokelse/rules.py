@@ -340,6 +340,21 @@ class SpokelseEngine(Engine):
             out["truncated_by"] = "max_steps"
         return out
 
+    # the env's info before the episode ends: every key of the result, with a neutral value
+    INFO_NEUTRAL = {"round_points": 0.0, "match_points": 0.0, "truncated_by": ""}
+
+    def env_info(self, seat: int) -> dict:
+        """The AEC env's info: :data:`INFO_NEUTRAL` during play, the result fields at the end (as
+        floats), ``truncated_by`` the cap's name or ``""`` (docs/spokelse.md, Infos)."""
+        if not (self.terminal or self.truncated):
+            return dict(self.INFO_NEUTRAL)
+        res = self.info(seat)
+        return {
+            "round_points": float(res["round_points"]),
+            "match_points": float(res["match_points"]),
+            "truncated_by": res.get("truncated_by", ""),
+        }
+
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
 

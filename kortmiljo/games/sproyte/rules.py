@@ -506,6 +506,32 @@ class SproyteEngine(Engine):
             out["truncated_by"] = "max_deals"
         return out
 
+    # the env's info before the episode ends: every key of the result, with a neutral value. A
+    # string field is "" until the end ("not known yet"; ``trump`` None at the end is the rules'
+    # "no trump"); its ``_id`` twin is an int at every step, -1 for unknown or none
+    INFO_NEUTRAL = {
+        "tricks": 0,
+        "deal_points": 0,
+        "match_points": 0,
+        "contract": "",
+        "contract_id": -1,
+        "trump": "",
+        "trump_id": -1,
+        "truncated_by": "",
+    }
+
+    def env_info(self, seat: int) -> dict:
+        """The AEC env's info: :data:`INFO_NEUTRAL` during play, the result fields at the end with
+        ``contract_id`` (index into ``CONTRACT_NAMES``) and ``trump_id`` (0-3 for S H D C, -1 for
+        no trump), ``truncated_by`` the cap's name or ``""`` (docs/sproyte.md, Infos)."""
+        if not (self.terminal or self.truncated):
+            return dict(self.INFO_NEUTRAL)
+        out = self.info(seat)
+        out["contract_id"] = CONTRACT_NAMES.index(out["contract"])
+        out["trump_id"] = SUITS.index(out["trump"]) if out["trump"] is not None else -1
+        out.setdefault("truncated_by", "")
+        return {k: out[k] for k in self.INFO_NEUTRAL}
+
     def render(self, viewer: int | None = None) -> str:
         return render(self, viewer)
 
