@@ -39,6 +39,8 @@ from typing import Any
 from kortmiljo.cli import ArgumentParser, check_output_file, fail
 from kortmiljo.core.files import atomic_write
 
+from .tournament import save_png
+
 ENTRY_KEYS = {
     "protocol": str,
     "complete": bool,
@@ -231,7 +233,6 @@ def format_table(groups: Sequence[dict]) -> str:
 
 def plot(groups: Sequence[dict], path: str) -> None:
     """A PNG: per group, every player's mu with a bar down to its ordinal (mu - 3 sigma), best on top."""
-    import io
 
     import matplotlib
 
@@ -252,11 +253,7 @@ def plot(groups: Sequence[dict], path: str) -> None:
         ax.set_yticklabels([r["player"] for r in rows])
         ax.set_xlabel("openskill rating: mu (dot) down to the ordinal mu - 3 sigma (bar)")
         ax.set_title(group_title(group, config=False), fontsize=9)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    atomic_write(path, buf.getvalue())
+    save_png(fig, path)
 
 
 # ---- command line -----------------------------------------------------------------------------

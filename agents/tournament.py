@@ -408,8 +408,6 @@ def save_elsewhere(results: dict) -> str:
 
 def plot(results: dict, path: str) -> None:
     """A PNG bar chart: mean reward with its 95 % CI, and win rate with its Wilson interval."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -433,6 +431,15 @@ def plot(results: dict, path: str) -> None:
         ax.set_xticks(x)
         ax.set_xticklabels(names, rotation=20, ha="right")
     fig.suptitle(f"{results['game']}: {results['games']} games (duplicate deals)")
+    save_png(fig, path)
+
+
+def save_png(fig: Any, path: str) -> None:
+    """Write a matplotlib figure as a PNG, atomically, and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)

@@ -32,7 +32,29 @@ from pettingzoo.utils import BaseWrapper
 MASK_MODES = ("dict", "info")
 
 
-class FlattenObservation(BaseWrapper):
+class _StepInfos(BaseWrapper):
+    """A wrapper whose ``infos`` are derived from the wrapped env's, built once per step (every read
+    of one step sees the same dicts) by :meth:`derive_infos`."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._infos = None
+        self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        self._infos = None
+        self.env.step(action)
+
+    @property
+    def infos(self) -> dict[str, dict]:
+        if self.__dict__.get("_infos") is None:
+            self._infos = self.derive_infos()
+        return self._infos
+
+    def derive_infos(self) -> dict[str, dict]:
+        return self.env.infos
+
+
+class FlattenObservation(_StepInfos):
     """``observation`` and ``unseen`` joined into one float32 vector (see the module docstring)."""
 
     def __init__(self, env: AECEnv, mask: str = "dict"):
@@ -65,24 +87,12 @@ class FlattenObservation(BaseWrapper):
             return {"observation": flat, "action_mask": o["action_mask"]}
         return flat
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._infos = None
-        self.env.reset(seed=seed, options=options)
-
-    def step(self, action: Any) -> None:
-        self._infos = None
-        self.env.step(action)
-
-    @property
-    def infos(self) -> dict[str, dict]:
+    def derive_infos(self) -> dict[str, dict]:
         if self.mask == "dict":
             return self.env.infos
-        # the mask moves into every agent's info (all zeros for an agent not on move); built once
-        # per step, so that every read of one step sees the same objects
-        if self.__dict__.get("_infos") is None:
-            env = self.env
-            self._infos = {a: {**i, "action_mask": env.observe(a)["action_mask"]} for a, i in env.infos.items()}
-        return self._infos
+        # the mask moves into every agent's info (all zeros for an agent not on move)
+        env = self.env
+        return {a: {**i, "action_mask": env.observe(a)["action_mask"]} for a, i in env.infos.items()}
 
 
 def flatten_observation(env: AECEnv, mask: str = "dict") -> FlattenObservation:
@@ -94,22 +104,11 @@ def flatten_observation(env: AECEnv, mask: str = "dict") -> FlattenObservation:
     return FlattenObservation(env, mask=mask)
 
 
-class NumericInfos(BaseWrapper):
+class NumericInfos(_StepInfos):
     """Every agent's info without its string fields (see :func:`numeric_infos`)."""
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._infos = None
-        self.env.reset(seed=seed, options=options)
-
-    def step(self, action: Any) -> None:
-        self._infos = None
-        self.env.step(action)
-
-    @property
-    def infos(self) -> dict[str, dict]:
-        if self.__dict__.get("_infos") is None:  # once per step: every read of a step sees the same dicts
-            self._infos = {a: _numeric(i) for a, i in self.env.infos.items()}
-        return self._infos
+    def derive_infos(self) -> dict[str, dict]:
+        return {a: _numeric(i) for a, i in self.env.infos.items()}
 
 
 def _numeric(info: dict) -> dict:
