@@ -42,7 +42,9 @@ whose randomness does not come from its ``seed`` (a plug-in with only ``act``) f
 game also counts as a win (reward > 0), a draw (0) or a loss (< 0) for the agent; ``win_rate`` is
 wins per scored game, with its Wilson interval. ``outcomes`` spells every game in order (``W``,
 ``D``, ``L``; ``T`` for a game a cap cut short, which is counted in ``truncated`` and not scored):
-the leaderboard (:mod:`agents.leaderboard`) rates from it.
+``deal_outcomes`` spells every deal the same way by the sign of the agent's mean over the deal's
+rotations (the duplicate comparison: above 0, it did better in those seats than the opponent
+does); the leaderboard (:mod:`agents.leaderboard`) rates from it.
 
 **Configurations.** ``--config`` plays the protocol in another configuration of the game. The
 ``config_hash`` (sha256 of the canonical JSON of :meth:`kortmiljo.core.game.Game.fingerprint`:
@@ -240,11 +242,14 @@ def _task(args):
 # ---- the benchmark -----------------------------------------------------------------------------
 def summarize(deal_rows: list[list[float | None]]) -> dict:
     """The numbers against one opponent from the per-deal, per-rotation rewards."""
-    means, outcomes, wins, draws, losses, cut = [], [], 0, 0, 0, 0
+    means, outcomes, deal_outcomes, wins, draws, losses, cut = [], [], [], 0, 0, 0, 0
     for row in deal_rows:
         scored = [x for x in row if x is not None]
         if scored:
             means.append(sum(scored) / len(scored))
+            deal_outcomes.append("W" if means[-1] > 0 else "L" if means[-1] < 0 else "D")
+        else:
+            deal_outcomes.append("T")
         for x in row:
             if x is None:
                 cut += 1
@@ -279,6 +284,7 @@ def summarize(deal_rows: list[list[float | None]]) -> dict:
         "losses": losses,
         "truncated": cut,
         "outcomes": "".join(outcomes),
+        "deal_outcomes": "".join(deal_outcomes),
     }
 
 

@@ -14,13 +14,17 @@ says they are not the protocol's.
 
 **The rating.** Within a group every entry and every pool opponent is a player of one openskill
 Plackett–Luce model (``tau = 0``: skills that do not drift, so the order of the games matters
-little). Each benchmark game is a two-player match between the entry and the opponent it faced,
-won by the agent under test for a reward > 0, lost for < 0, drawn for 0 (the ``outcomes`` the
-benchmark stores; games a cap cut short are left out). The games are fed in a fixed order: the
-entries in file order, each entry's games round-robin over its opponents (game 1 against each
-opponent, then game 2, …), so the ranking is the same every time the same file is read. The pool
+little). Each benchmark *deal* is a two-player match between the entry and the opponent it
+faced, won by the agent under test when its mean reward over the deal's seat rotations is > 0,
+lost for < 0, drawn for 0 (the ``deal_outcomes`` the benchmark stores; deals a cap cut short are
+left out). That is the duplicate comparison: at par the mean is 0. Single games would mislead,
+since in a game of three or more seats one seat wins well under half its games even at par (in
+Sprøyte an agent 0.04 points a game better than the heuristic has a positive reward in 35 % of
+its games). The deals are fed in a fixed order: the entries in file order, each entry's deals
+round-robin over its opponents (deal 1 against each opponent, then deal 2, …), so the ranking is
+the same every time the same file is read. The pool
 agents' ratings are shared by every entry of the group, which is what links the entries: an entry
-rated above ``heuristic_v0`` won more of its benchmark games than the pool's heuristic can explain.
+rated above ``heuristic_v0`` won more of its benchmark deals than the pool's heuristic can explain.
 Players are ranked by the ordinal ``mu - 3 sigma`` (a conservative skill estimate); ``mu`` is on
 openskill's scale (25 at the start, a few points per clear difference in strength). The rating is
 a summary for ranking; the benchmark's means and intervals against each opponent remain the
@@ -49,7 +53,8 @@ ENTRY_KEYS = {
     "agent": dict,
     "opponents": dict,
 }
-OPPONENT_KEYS = {"games": int, "wins": int, "draws": int, "losses": int, "outcomes": str}
+OPPONENT_KEYS = {"games": int, "deals": int, "wins": int, "draws": int, "losses": int, "outcomes": str,
+                 "deal_outcomes": str}  # fmt: skip
 
 
 # ---- the file ---------------------------------------------------------------------------------
@@ -72,6 +77,8 @@ def check_entry(entry: Any, where: str) -> None:
                 raise ValueError(f"{where}: opponent {name!r} needs {key!r} as a {kind.__name__}")
         if set(opp["outcomes"]) - set("WDLT") or len(opp["outcomes"]) != opp["games"]:
             raise ValueError(f"{where}: opponent {name!r}: 'outcomes' must be one of W, D, L, T per game")
+        if set(opp["deal_outcomes"]) - set("WDLT") or len(opp["deal_outcomes"]) != opp["deals"]:
+            raise ValueError(f"{where}: opponent {name!r}: 'deal_outcomes' must be one of W, D, L, T per deal")
 
 
 def load_entries(path: str | os.PathLike, missing_ok: bool = False) -> list[dict]:
@@ -118,8 +125,8 @@ def group_key(entry: dict) -> tuple:
 
 
 def _interleaved(entry: dict) -> list[tuple[str, str]]:
-    """(opponent, outcome) of every game of ``entry``, round-robin over the opponents."""
-    seqs = [(name, opp["outcomes"]) for name, opp in entry["opponents"].items()]
+    """(opponent, outcome) of every deal of ``entry``, round-robin over the opponents."""
+    seqs = [(name, opp["deal_outcomes"]) for name, opp in entry["opponents"].items()]
     out = []
     for i in range(max((len(s) for _, s in seqs), default=0)):
         out += [(name, s[i]) for name, s in seqs if i < len(s)]
@@ -137,7 +144,7 @@ def rate_group(entries: Sequence[tuple[int, dict]]) -> list[dict]:
     def player(key: str, row: dict) -> Any:
         if key not in ratings:
             ratings[key] = model.rating(name=key)
-            stats[key] = {**row, "games": 0, "wins": 0, "draws": 0, "losses": 0}
+            stats[key] = {**row, "deals": 0, "wins": 0, "draws": 0, "losses": 0}
         return ratings[key]
 
     ranks = {"W": [0, 1], "L": [1, 0], "D": [0, 0]}
@@ -154,7 +161,7 @@ def rate_group(entries: Sequence[tuple[int, dict]]) -> list[dict]:
             ratings[me], ratings[name] = a, b
             for key, mine in ((me, outcome), (name, {"W": "L", "L": "W", "D": "D"}[outcome])):
                 s = stats[key]
-                s["games"] += 1
+                s["deals"] += 1
                 s[{"W": "wins", "L": "losses", "D": "draws"}[mine]] += 1
     rows = []
     for key, r in ratings.items():
@@ -207,7 +214,7 @@ def format_table(groups: Sequence[dict]) -> str:
     blocks = []
     for group in groups:
         opponents = sorted({name for row in group["rows"] for name in row["means"]})
-        head = ["rank", "player", "kind", "mu±sigma", "ordinal", "games", "W/D/L", *[f"vs {o}" for o in opponents]]
+        head = ["rank", "player", "kind", "mu±sigma", "ordinal", "deals", "W/D/L", *[f"vs {o}" for o in opponents]]
         rows = [head]
         for row in group["rows"]:
             cells = [
@@ -216,7 +223,7 @@ def format_table(groups: Sequence[dict]) -> str:
                 row["kind"],
                 f"{row['mu']:.2f}±{row['sigma']:.2f}",
                 f"{row['ordinal']:.2f}",
-                str(row["games"]),
+                str(row["deals"]),
                 f"{row['wins']}/{row['draws']}/{row['losses']}",
             ]
             cells += [_signed(row["means"].get(o)) if row["kind"] == "entry" else "" for o in opponents]

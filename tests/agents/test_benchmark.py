@@ -48,6 +48,7 @@ OPPONENT_KEYS = {
     "losses",
     "truncated",
     "outcomes",
+    "deal_outcomes",
 }
 
 
@@ -140,9 +141,12 @@ def test_a_game_gives_its_reward_to_the_agent_in_its_seat():
     r = B.run_benchmark("spokelse", "heuristic", pool=["heuristic_v0"], games=10, workers=1)
     o = r["opponents"]["heuristic_v0"]
     assert o["mean"] == 0.0 and o["wins"] + o["draws"] // 2 == 5
+    assert o["deal_outcomes"] == "DDDDD"  # the duplicate comparison: at par on every deal
     strong = B.run_benchmark("spokelse", "heuristic", pool=["random"], games=10, workers=1)["opponents"]["random"]
     weak = B.run_benchmark("spokelse", "random", pool=["heuristic_v0"], games=10, workers=1)["opponents"]
     assert strong["mean"] > 0.5 and weak["heuristic_v0"]["mean"] < -0.5
+    deals = [{"W": 1, "D": 0, "L": -1}[x] for x in strong["deal_outcomes"]]
+    assert len(deals) == strong["deals"] == 5 and sum(deals) > 0
 
 
 def test_the_config_hash_names_the_configuration():

@@ -52,8 +52,9 @@ def test_a_strong_agent_ranks_above_random(tmp_path, results):
     assert rows["heuristic_v0"]["mu"] > rows["random"]["mu"]  # the pool agents are rated too
     assert [r["rank"] for r in group["rows"]] == [1, 2, 3, 4]
     assert [r["ordinal"] for r in group["rows"]] == sorted((r["ordinal"] for r in group["rows"]), reverse=True)
-    # every scored game is one match: the entries' games are the pool's games
-    assert sum(r["games"] for r in group["rows"] if r["kind"] == "entry") == 2 * 2 * 12
+    # every scored deal (two games, one per seat) is one match: the entries' deals are the pool's deals
+    assert sum(r["deals"] for r in group["rows"] if r["kind"] == "entry") == 2 * 2 * 6
+    assert sum(r["deals"] for r in group["rows"] if r["kind"] == "pool") == 2 * 2 * 6
     assert rows["#2 heuristic_v0"]["means"]["random"] == results["heuristic"]["opponents"]["random"]["mean"]
 
 
