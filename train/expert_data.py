@@ -114,9 +114,8 @@ def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "sea
     game = load_game(game_name, **(config or {}))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "meta.json").write_text(
-        json.dumps({"fingerprint": game.fingerprint(), "teacher": teacher, "teacher_share": teacher_share}, indent=1)
-    )
+    meta = {"fingerprint": game.fingerprint(), "teacher": teacher, "teacher_share": teacher_share}
+    atomic_write(out / "meta.json", json.dumps(meta, indent=1))
     t_end = time.time() + minutes * 60
     written = 0
     for j in range(start, max_chunks, step):

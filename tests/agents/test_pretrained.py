@@ -120,7 +120,7 @@ def test_refusals_name_the_file_and_the_fault(tmp_path):
     cases = {
         "missing.npz": (None, "no weights file"),
         "text.npz": (b"not an archive", "not an .npz archive"),
-        "truncated.npz": ((tmp_path / "good.npz").read_bytes()[:200], "not"),
+        "truncated.npz": ((tmp_path / "good.npz").read_bytes()[:200], ".npz archive"),
         "nometa.npz": ({k: v for k, v in good.items() if k != "meta"}, "no 'meta' header"),
         "format.npz": (with_meta(good, format="kortmiljo-mlp/0"), "format 'kortmiljo-mlp/0'"),
         "badjson.npz": ({**good, "meta": np.frombuffer(b"{nope", dtype=np.uint8)}, "not JSON"),
