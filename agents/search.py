@@ -148,6 +148,8 @@ class SearchPolicy(Policy):
         max_rollout_steps: int = 20_000,
         stages: dict[str, dict] | None = None,
         sample_world: Callable[[Engine, int, np.random.Generator], Engine] | None = None,
+        prior: Policy | None = None,
+        prior_top: int = 2,
     ):
         super().__init__(game, seed)
         self.rollout_policy = heuristic_for(self.game, seed)  # the game's heuristic, else random play
@@ -196,6 +198,13 @@ class SearchPolicy(Policy):
         else:
             self._sample = Heuristic.sample_world.__get__(rp)  # the uniform resample
         self._weigh = rp.world_weight if belief else None
+        if prior is not None and not callable(getattr(prior, "act_explained", None)):
+            raise ValueError(
+                f"prior must be a policy with act_explained (a trained or pretrained agent), got {prior!r:.60}"
+            )
+        if int(prior_top) < 1:
+            raise ValueError(f"prior_top must be >= 1, got {prior_top}")
+        self.prior, self.prior_top = prior, int(prior_top)
         self.last_weights = np.ones(0)  # weight of each column of the last search's scores
         self.last_scores: dict[int, float] = {}  # action -> mean score of the last search (for inspection)
         self.last_samples: np.ndarray | None = None  # the last search's paired scores (None: not searched)
@@ -220,6 +229,13 @@ class SearchPolicy(Policy):
             return int(self.rollout_policy.act(obs))
         if engine is None:
             raise ValueError("search_v0 needs the live engine: call act(obs, engine) (needs_engine=True)")
+        default = None  # the heuristic's move, asked after the rollouts (its seeded stream) unless a prior needs it
+        if self.prior is not None and len(actions) > self.prior_top:
+            default = None if self._is_random else int(self.rollout_policy.act(obs))
+            actions = self.candidates(obs, actions, default)
+            if len(actions) == 1:  # the prior's only choice is the heuristic's move: nothing to search
+                self.last_scores = {actions[0]: 0.0}
+                return actions[0]
         seat = engine.current_player
         samples = self.evaluate(engine, seat, actions, cfg)  # (actions, worlds * rollouts)
         self.last_samples = samples
@@ -230,7 +246,8 @@ class SearchPolicy(Policy):
         tied = [a for a, s in zip(actions, scores, strict=True) if s >= best - 1e-9]
         if self.tie_break == "index" or self._is_random:
             return tied[0]
-        default = int(self.rollout_policy.act(obs))
+        if default is None:
+            default = int(self.rollout_policy.act(obs))
         if default in tied or default not in actions:
             return default if default in tied else tied[0]
         # deviate from the heuristic's own move only on evidence: the paired difference of
@@ -245,6 +262,17 @@ class SearchPolicy(Policy):
             m = float(d @ w / w.sum())
             se = float(np.sqrt((w * w) @ (d - m) ** 2)) / float(w.sum())
         return tied[0] if m > cfg["confidence"] * se else default
+
+    def candidates(self, obs: dict[str, np.ndarray], actions: list[int], default: int | None) -> list[int]:
+        """The actions searched under a prior: its ``prior_top`` most probable legal actions and the
+        heuristic's move, in index order (expert iteration's second stage: the student's
+        judgement narrows the search, so the same step budget buys more worlds per action)."""
+        _, probs, _ = self.prior.act_explained(obs)
+        ranked = sorted(actions, key=lambda a: (-float(probs.get(a, 0.0)), a))
+        keep = set(ranked[: self.prior_top])
+        if default is not None:
+            keep.add(default)
+        return [a for a in actions if a in keep]
 
     def act_explained(
         self, obs: dict[str, np.ndarray], engine: Engine | None = None

@@ -182,3 +182,76 @@ def test_sample_world_replaces_the_belief():
     s = make_agent("search", "spokelse", seed=1, worlds=5, step_budget=None, sample_world=sampler)
     s.act(e.observation(e.current_player), e)
     assert calls == [e.current_player] * 5
+
+
+# ---- a prior over actions (expert iteration's second stage) -----------------------------------------
+
+
+class _FixedPrior:
+    """A prior that ranks the legal actions by ``order`` (first = most probable) and counts its calls."""
+
+    def __init__(self, order):
+        self.order, self.calls = list(order), 0
+
+    def act_explained(self, obs, engine=None):
+        self.calls += 1
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        ranked = [a for a in self.order if a in legal] + [a for a in legal if a not in self.order]
+        probs = {a: 2.0 ** -(i + 1) for i, a in enumerate(ranked)}
+        return ranked[0], probs, None
+
+
+def _play_states(count=4):
+    return [s for s in _states("sproyte", 2, 30, seed=5) if len(s.legal_actions()) >= 4][:count]
+
+
+def test_a_prior_narrows_the_search_to_its_top_actions_and_the_heuristics_move():
+    for st in _play_states():
+        obs = st.observation(st.current_player)
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        heuristic_move = make_agent("heuristic", "sproyte", seed=0).act(obs)
+        prior = _FixedPrior(reversed(legal))  # the highest indices first
+        s = make_agent("search", "sproyte", seed=4, worlds=3, step_budget=None, prior=prior, prior_top=2)
+        a = s.act(obs, st)
+        want = sorted(set(legal[-2:]) | {heuristic_move})
+        assert sorted(s.last_scores) == want and a in want and prior.calls == 1
+        assert s.last_samples.shape[0] == len(want)
+
+
+def test_a_prior_that_agrees_with_the_heuristic_at_top_1_skips_the_search():
+    st = _play_states(1)[0]
+    obs = st.observation(st.current_player)
+    move = make_agent("heuristic", "sproyte", seed=0).act(obs)
+    s = make_agent("search", "sproyte", seed=4, worlds=3, step_budget=None, prior=_FixedPrior([move]), prior_top=1)
+    assert s.act(obs, st) == move and s.last_samples is None
+    assert s.act_explained(obs, st)[1][move] == 1.0  # an unsearched move is certain
+
+
+def test_a_prior_wider_than_the_legal_actions_changes_nothing():
+    st = _play_states(1)[0]
+    obs = st.observation(st.current_player)
+    n = len(st.legal_actions())
+    plain = make_agent("search", "sproyte", seed=4, worlds=3, step_budget=None)
+    wide = make_agent("search", "sproyte", seed=4, worlds=3, step_budget=None, prior=_FixedPrior([]), prior_top=n)
+    assert plain.act(obs, st) == wide.act(obs, st) and plain.last_scores == wide.last_scores
+
+
+def test_bad_priors_are_refused():
+    with pytest.raises(ValueError, match="prior must be a policy with act_explained"):
+        make_agent("search", "sproyte", seed=0, prior=object())
+    with pytest.raises(ValueError, match="prior_top must be >= 1, got 0"):
+        make_agent("search", "sproyte", seed=0, prior=_FixedPrior([]), prior_top=0)
+
+
+def test_the_pretrained_agent_as_a_prior_plays_legal_games():
+    g = load_game("sproyte")
+    guided = make_agent("search", g, seed=1, worlds=4, step_budget=None, prior=make_agent("pretrained", g, seed=0))
+    e = g.new_state()
+    e.new_episode(np.random.default_rng(3))
+    h = make_agent("heuristic", g, seed=0)
+    while not (e.terminal or e.truncated):
+        p = e.current_player
+        obs = e.observation(p)
+        a = guided.act(obs, e) if p == 0 else h.act(obs)
+        assert obs["action_mask"][a]
+        e.step(a)
