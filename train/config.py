@@ -37,8 +37,16 @@ class TrainError(Exception):
     """A run that cannot start, said in one line (the command line prints it and exits with 2)."""
 
 
-def option(default: Any, help: str, *, group: str | None = "run", flags: tuple[str, ...] | None = None,
-           metavar: str | None = None, choices: tuple | None = None, backends: tuple[str, ...] = SB3) -> Any:
+def option(
+    default: Any,
+    help: str,
+    *,
+    group: str | None = "run",
+    flags: tuple[str, ...] | None = None,
+    metavar: str | None = None,
+    choices: tuple | None = None,
+    backends: tuple[str, ...] = SB3,
+) -> Any:
     """A config field with what its command-line option needs; ``backends``: who reads it."""
     meta = {"help": help, "group": group, "flags": flags, "metavar": metavar, "choices": choices, "backends": backends}
     if isinstance(default, dict):

@@ -14,7 +14,9 @@ head keeps its best epoch on the held-out games. The result is written with
 :func:`agents.pretrained.save_weights`, so it plays with numpy alone (``PATH.npz`` in
 ``--agents``, or ``agents/weights/<game>_v1.npz`` as ``pretrained_v1``).
 
-``python -m train.distill GAME --data DIR[,DIR...] --out FILE.npz [--epochs N] [--hidden 256,256]``
+``python -m train.distill GAME --data DIR[,DIR...] --out FILE.npz [--epochs N] [--hidden 256,256]
+[--activation relu|tanh]``: ``tanh`` (with ``--hidden`` equal to the training run's ``--net``) makes
+a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the third stage).
 """
 
 from __future__ import annotations
@@ -56,8 +58,9 @@ def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.nd
 
 def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: float = 1e-3, batch: int = 256,
         soft: float = 0.5, temperature: float = 0.25, weight_decay: float = 1e-4, seed: int = 0,
-        warm: dict | None = None, warm_epochs: int = 3, log=print) -> tuple[list, list, dict]:  # fmt: skip
-    """Train actor and critic MLPs (ReLU) on teacher data; return their numpy layers and a report.
+        warm: dict | None = None, warm_epochs: int = 3, log=print,
+        activation: str = "relu") -> tuple[list, list, dict]:  # fmt: skip
+    """Train actor and critic MLPs (ReLU or tanh) on teacher data; return their numpy layers and a report.
 
     ``warm``: data of a cheaper teacher (the heuristic) to fit first, for ``warm_epochs``: it covers
     many more positions than the search's games can, so the search's decisions then only have to
@@ -66,6 +69,7 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     from torch import nn
 
     torch.manual_seed(seed)
+    act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
 
     def tensors(d: dict[str, np.ndarray], soft: float) -> tuple:
         T = soft_targets(d, soft, temperature)
@@ -78,7 +82,7 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     def mlp(out: int) -> nn.Sequential:
         layers, last = [], X.shape[1]
         for h in hidden:
-            layers += [nn.Linear(last, h), nn.ReLU()]
+            layers += [nn.Linear(last, h), act()]
             last = h
         return nn.Sequential(*layers, nn.Linear(last, out))
 
@@ -164,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--warm-epochs", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--activation", choices=("relu", "tanh"), default="relu",
+                   help="tanh: fine-tunable by kortmiljo train --init (SB3's MLP activation)")  # fmt: skip
     a = p.parse_args(argv)
     import torch
 
@@ -174,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     t = time.time()
     hidden = [int(h) for h in a.hidden.split(",")]
     actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed,
-                                warm=warm, warm_epochs=a.warm_epochs)  # fmt: skip
+                                warm=warm, warm_epochs=a.warm_epochs, activation=a.activation)  # fmt: skip
     report["fit_seconds"] = round(time.time() - t)
     if not (report["value_r2"] or 0) > 0:  # no better than a constant: a value it shows would mislead
         print(f"the critic explains none of the held-out returns' variance (R² {report['value_r2']}); not kept")
@@ -182,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
               "soft": a.soft, "temperature": a.temperature, **info,
               **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
-    save_weights(a.out, load_game(a.game), actor, critic, activation="relu", source=source)
+    save_weights(a.out, load_game(a.game), actor, critic, activation=a.activation, source=source)
     print(json.dumps(source, indent=1))
 
 

@@ -12,7 +12,11 @@ teacher decision a chunk records:
 
 Chunks are plain ``.npz`` arrays (no pickles) written atomically, so a collection can be stopped
 at any time, resumed (existing chunks are skipped) or run in several processes with disjoint
-chunk ranges. ``python -m train.expert_data GAME --minutes M --out DIR``.
+chunk ranges. ``python -m train.expert_data GAME --minutes M --out DIR [--prior STUDENT.npz]``.
+
+``--prior`` makes the teacher search guided by a student (expert iteration's second stage:
+:class:`agents.search.SearchPolicy` searches only the student's ``--prior-top`` most probable
+actions and the heuristic's move).
 """
 
 from __future__ import annotations
@@ -109,12 +113,17 @@ def load_chunks(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:
 
 
 def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "search", teacher_share: float = 0.75,
-            start: int = 0, step: int = 1, max_chunks: int = 100_000, config: dict | None = None) -> int:  # fmt: skip
+            start: int = 0, step: int = 1, max_chunks: int = 100_000, config: dict | None = None,
+            prior: str | None = None, prior_top: int = 2) -> int:  # fmt: skip
     """Write chunks ``start, start + step, ...`` into ``out`` until ``minutes`` run out; returns chunks written."""
     game = load_game(game_name, **(config or {}))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"fingerprint": game.fingerprint(), "teacher": teacher, "teacher_share": teacher_share}
+    guide: dict = {}
+    if prior:
+        guide = {"prior": make_agent(prior, game, seed=0), "prior_top": prior_top}
+        meta.update(prior=prior, prior_top=prior_top)
     atomic_write(out / "meta.json", json.dumps(meta, indent=1))
     t_end = time.time() + minutes * 60
     written = 0
@@ -126,10 +135,11 @@ def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "sea
             continue
         t = time.perf_counter()
         arrays = play_chunk(
-            game, make_agent(teacher, game, seed=j), make_agent("heuristic", game, seed=j + 1), CHUNK_GAMES,
+            game, make_agent(teacher, game, seed=j, **guide), make_agent("heuristic", game, seed=j + 1), CHUNK_GAMES,
             1_000_003 * 17 + j, teacher_share,
         )  # fmt: skip
-        write_chunk(path, arrays, {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, "teacher": teacher})
+        info = {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, "teacher": teacher, "prior": prior}
+        write_chunk(path, arrays, info)
         written += 1
     return written
 
@@ -143,8 +153,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--teacher-share", type=float, default=0.75)
     p.add_argument("--start", type=int, default=0)
     p.add_argument("--step", type=int, default=1)
+    p.add_argument("--prior", default=None, help="a student (agent spec, e.g. STUDENT.npz) that guides the search")
+    p.add_argument("--prior-top", type=int, default=2, help="how many of the prior's actions are searched")
     a = p.parse_args(argv)
-    n = collect(a.game, a.out, a.minutes, a.teacher, a.teacher_share, a.start, a.step)
+    n = collect(a.game, a.out, a.minutes, a.teacher, a.teacher_share, a.start, a.step, prior=a.prior,
+                prior_top=a.prior_top)  # fmt: skip
     print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")
 
 

@@ -64,8 +64,17 @@ def cache_key(game: Game, teacher: Policy, teacher_name: str, opponent_names: li
     return f"{game.name}-{teacher_name}-{hashlib.sha1(blob.encode()).hexdigest()[:16]}"
 
 
-def play_chunk(game: Game, teacher: Policy, opponents: list[Policy], games: int, seed: int, include_unseen: bool,
-               gamma: float, potential: Callable | None, privileged: bool = False) -> dict[str, np.ndarray]:
+def play_chunk(
+    game: Game,
+    teacher: Policy,
+    opponents: list[Policy],
+    games: int,
+    seed: int,
+    include_unseen: bool,
+    gamma: float,
+    potential: Callable | None,
+    privileged: bool = False,
+) -> dict[str, np.ndarray]:
     """``games`` games with the teacher in a random seat; arrays of its decisions."""
     rng = np.random.default_rng(seed)
     teacher.seed(int(rng.integers(2**63)))

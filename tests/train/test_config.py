@@ -94,9 +94,13 @@ def test_args_json_round_trip_and_runs_saved_before_the_config():
 
 
 def test_validate_names_the_option_in_the_api_too():
-    cases = [({"timesteps": "5"}, "--timesteps must be an int or None"), ({"net": (0,)}, "--net must be"),
-             ({"opponents": ()}, "--opponents must be comma-separated agent names"),
-             ({"vec": "gpu"}, "--vec must be one of"), ({"no_unseen": 1}, "--no-unseen must be True or False")]
+    cases = [
+        ({"timesteps": "5"}, "--timesteps must be an int or None"),
+        ({"net": (0,)}, "--net must be"),
+        ({"opponents": ()}, "--opponents must be comma-separated agent names"),
+        ({"vec": "gpu"}, "--vec must be one of"),
+        ({"no_unseen": 1}, "--no-unseen must be True or False"),
+    ]
     for bad, words in cases:
         with pytest.raises(TrainError, match=words):
             TrainConfig(game="spokelse", **bad).validate()

@@ -1,0 +1,71 @@
+"""Expert iteration's scripts (train/expert_data.py, train/distill.py): teacher chunks hold what the
+teacher did and saw, a collection resumes without redoing chunks, a guided teacher searches only its
+prior's candidates, and a distilled student is a weights file that plays and, in tanh, fine-tunes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.pretrained import read_weights
+from agents.registry import make_agent
+from agents.search import SearchPolicy
+from kortmiljo import load_game
+from kortmiljo.env.training import flat_observation
+from train import distill
+from train.expert_data import ARRAYS, collect, load_chunks, play_chunk
+
+
+def test_a_chunk_records_every_teacher_decision_with_its_scores_and_return():
+    g = load_game("sproyte")
+    teacher = make_agent("search", g, seed=1, worlds=2, step_budget=None)
+    d = play_chunk(g, teacher, make_agent("heuristic", g, seed=2), games=2, seed=3, teacher_share=1.0)
+    n = len(d["action"])
+    assert set(d) == set(ARRAYS) and n > 0 and all(len(d[k]) == n for k in ARRAYS)
+    assert d["mask"][np.arange(n), d["action"]].all()  # every recorded move was legal
+    searched = np.isfinite(d["q"]).sum(axis=1) > 1
+    assert searched.any() and (np.isfinite(d["q"]) <= d["mask"]).all()  # scores only for legal actions
+    assert np.isfinite(d["q"][searched, d["action"][searched]]).all()  # the move played was scored
+    assert set(np.unique(d["game"])) == {0, 1} and np.isfinite(d["ret"]).all()
+    e = g.new_state()
+    e.new_episode(np.random.default_rng(0))
+    assert d["obs"].shape[1] == flat_observation(e.observation(0)).shape[0]  # observation and unseen
+
+
+def test_a_guided_teacher_scores_only_its_priors_candidates():
+    g = load_game("sproyte")
+    prior = make_agent("pretrained", g, seed=0)
+    teacher = SearchPolicy(g, seed=1, worlds=2, step_budget=None, prior=prior, prior_top=1)
+    d = play_chunk(g, teacher, make_agent("heuristic", g, seed=2), games=2, seed=3, teacher_share=1.0)
+    scored = np.isfinite(d["q"]).sum(axis=1)
+    assert scored.max() <= 2  # the prior's first choice and the heuristic's move, at most
+
+
+def test_collection_resumes_and_distils_into_weights_that_play(tmp_path):
+    out = tmp_path / "data"
+    assert collect("spokelse", out, minutes=5, teacher="heuristic", teacher_share=1.0, max_chunks=2) == 2
+    assert collect("spokelse", out, minutes=5, teacher="heuristic", teacher_share=1.0, max_chunks=2) == 0
+    data, meta = load_chunks(out)
+    assert meta["chunks"] == 2 and meta["games"] == 20 and meta["decisions"] == len(data["action"])
+    assert json.loads((out / "meta.json").read_text())["teacher"] == "heuristic"
+    w = tmp_path / "student.npz"
+    distill.main(["spokelse", "--data", str(out), "--out", str(w), "--epochs", "2", "--hidden", "32",
+                  "--activation", "tanh"])  # fmt: skip
+    weights = read_weights(w)
+    assert weights.meta["activation"] == "tanh" and weights.meta["source"]["games"] == 20
+    g = load_game("spokelse")
+    student = make_agent(str(w), g, seed=0)
+    e = g.new_state()
+    e.new_episode(np.random.default_rng(0))
+    while not (e.terminal or e.truncated):
+        obs = e.observation(e.current_player)
+        a = student.act(obs)
+        assert obs["action_mask"][a]
+        e.step(a)
+
+
+def test_no_teacher_data_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="no chunk_"):
+        load_chunks(tmp_path)
