@@ -15,10 +15,16 @@ matrix products (tens of microseconds a decision, against a tenth of a second fo
 ``game``, ``fingerprint`` (:meth:`kortmiljo.core.game.Game.fingerprint` of the game it was
 trained on), ``include_unseen`` (the input is ``observation`` followed by ``unseen``),
 ``activation`` (``tanh`` or ``relu``, between layers), ``actor_layers`` and ``critic_layers``
-(counts), ``actor_inputs`` (the actor reads the first so many inputs), and free-form
-``source`` (how the weights were made). The arrays are ``actor.K.w`` (inputs × outputs) and
+(counts), ``actor_inputs`` (the actor reads the first so many inputs), optional ``advisor``
+(below), and free-form ``source`` (how the weights were made). The arrays are ``actor.K.w`` (inputs × outputs) and
 ``actor.K.b``; the last actor layer gives one logit per action. ``critic.K.w``/``.b`` (optional)
 end in one output, the estimated return of the seat to move.
+
+**Advisor.** A file may name an ``advisor``, a deterministic agent of the game (its heuristic,
+``heuristic_v0``), whose move is one more input: a one-hot over the actions after the observation
+(and ``unseen``). A student distilled from search then starts from the heuristic's judgement and
+has only to learn where search departs from it (``train/distill.py --advisor``); the advisor's
+move costs about what the heuristic does (a millisecond or less), still far below search.
 
 **Refusals.** A file that is missing, not an npz archive, holds object arrays, lacks the
 header, has another format, shapes that do not chain, non-finite numbers, or another game's
@@ -71,6 +77,7 @@ def save_weights(
     include_unseen: bool = True,
     actor_inputs: int | None = None,
     source: dict | None = None,
+    advisor: str | None = None,
 ) -> None:
     """Write a weights file for ``game`` atomically (checked by reading it back before it replaces anything)."""
     from kortmiljo import __version__
@@ -78,7 +85,7 @@ def save_weights(
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     critic = list(critic or [])
-    inputs = _input_size(game, include_unseen)
+    inputs = _input_size(game, include_unseen, advisor)
     meta = {
         "format": FORMAT,
         "game": game.name,
@@ -92,6 +99,8 @@ def save_weights(
         "kortmiljo_version": __version__,
         "source": source or {},
     }
+    if advisor is not None:
+        meta["advisor"] = advisor
     arrays = {"meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)}
     for part, layers in (("actor", actor), ("critic", critic)):
         for k, (w, b) in enumerate(layers):
@@ -145,6 +154,8 @@ def _parse(data: bytes, where: str) -> Weights:
     wrong = [f"{k} (expected {t.__name__})" for k, t in kinds.items() if not isinstance(meta.get(k), t)]
     if wrong:
         raise ValueError(f"{where}: its header lacks or mistypes {', '.join(wrong)}")
+    if "advisor" in meta and not isinstance(meta["advisor"], str):
+        raise ValueError(f"{where}: its header's advisor must be an agent name, got {meta['advisor']!r:.40}")
     if meta["activation"] not in ACTIVATIONS:
         raise ValueError(f"{where}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}")
     layers = {}
@@ -182,8 +193,8 @@ def _parse(data: bytes, where: str) -> Weights:
     return Weights(meta, layers["actor"], layers["critic"])
 
 
-def _input_size(game: Game, include_unseen: bool) -> int:
-    return game.layout.size + (game.deck.width if include_unseen else 0)
+def _input_size(game: Game, include_unseen: bool, advisor: str | None = None) -> int:
+    return game.layout.size + (game.deck.width if include_unseen else 0) + (game.num_actions if advisor else 0)
 
 
 def check_weights(w: Weights, game: Game, where: str) -> None:
@@ -194,7 +205,14 @@ def check_weights(w: Weights, game: Game, where: str) -> None:
     if diff:
         shown = "; ".join(diff[:8]) + (f"; and {len(diff) - 8} more" if len(diff) > 8 else "")
         raise ValueError(f"{where} was trained on another {game.name} than the one requested: {shown}")
-    want = _input_size(game, w.meta["include_unseen"])
+    advisor = w.meta.get("advisor")
+    if advisor is not None:
+        from .catalog import game_agents
+
+        known = sorted(game_agents(game.name))
+        if advisor not in known:  # a versioned name: what the weights learned to read must not change
+            raise ValueError(f"{where}: its advisor {advisor!r} is not one of {game.name}'s agents {known}")
+    want = _input_size(game, w.meta["include_unseen"], advisor)
     if w.meta["inputs"] != want or w.actor[-1][0].shape[1] != game.num_actions:
         raise ValueError(
             f"{where} takes {w.meta['inputs']} inputs and gives {w.actor[-1][0].shape[1]} actions; "
@@ -222,12 +240,26 @@ class MLPPolicy(Policy):
         self._act = ACTIVATIONS[weights.meta["activation"]]
         if name:
             self.name = name
+        self.advisor = None
+        if weights.meta.get("advisor"):
+            from .registry import make_agent
+
+            self.advisor = make_agent(weights.meta["advisor"], game, seed=seed)
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        if getattr(self, "advisor", None) is not None:
+            self.advisor.seed(seed)
 
     def vector(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """The network's input: observation, ``unseen`` where it reads it, the advisor's move one-hot."""
         o = np.asarray(obs["observation"], dtype=np.float32)
-        if not self.include_unseen:
-            return o
-        return np.concatenate([o, np.asarray(obs["unseen"], dtype=np.float32)], axis=-1)
+        parts = [o]
+        if self.include_unseen:
+            parts.append(np.asarray(obs["unseen"], dtype=np.float32))
+        if self.advisor is not None:
+            parts.append(advice(self.advisor, obs, self.game.num_actions))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
 
     def _forward(self, x: np.ndarray, layers: list[Layer]) -> np.ndarray:
         last = len(layers) - 1
@@ -269,6 +301,18 @@ class MLPPolicy(Policy):
     def act_batch(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         logits = self.masked_logits(self.vector(obs), obs["action_mask"])
         return choose_from_logits(logits, self.deterministic, self.rng).astype(np.int64)
+
+
+def advice(advisor: Policy, obs: dict[str, np.ndarray], num_actions: int) -> np.ndarray:
+    """The advisor's move as a float32 one-hot (a batch of observations: one row each)."""
+    if np.ndim(obs["action_mask"]) == 1:
+        out = np.zeros(num_actions, dtype=np.float32)
+        out[int(advisor.act(obs))] = 1.0
+        return out
+    moves = np.asarray(advisor.act_batch(obs), dtype=np.int64)
+    out = np.zeros((len(moves), num_actions), dtype=np.float32)
+    out[np.arange(len(moves)), moves] = 1.0
+    return out
 
 
 def load_mlp_policy(path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True,

@@ -17,6 +17,9 @@ head keeps its best epoch on the held-out games. The result is written with
 ``python -m train.distill GAME --data DIR[,DIR...] --out FILE.npz [--epochs N] [--hidden 256,256]
 [--activation relu|tanh]``: ``tanh`` (with ``--hidden`` equal to the training run's ``--net``) makes
 a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the third stage).
+``--advisor heuristic_v0`` gives the network the heuristic's move as one more input (a one-hot;
+:mod:`agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
+search departs from the heuristic, not the whole game again.
 """
 
 from __future__ import annotations
@@ -45,6 +48,22 @@ def soft_targets(data: dict[str, np.ndarray], soft: float, temperature: float) -
         z /= z.sum(axis=1, keepdims=True)
         target[searched] = (1 - soft) * target[searched] + soft * z
     return target
+
+
+def with_advice(game, data: dict[str, np.ndarray], advisor: str, batch: int = 4096) -> dict[str, np.ndarray]:
+    """``data`` with the advisor's move at every decision appended to ``obs`` as a one-hot (the
+    advisor reads the observation, ``unseen`` and the mask, all of which a chunk holds)."""
+    from agents.pretrained import advice
+    from agents.registry import make_agent
+
+    agent = make_agent(advisor, game, seed=0)
+    size = game.layout.size
+    parts = []
+    for k in range(0, len(data["obs"]), batch):
+        X, M = data["obs"][k : k + batch], data["mask"][k : k + batch]
+        obs = {"observation": X[:, :size], "unseen": X[:, size:], "action_mask": M.astype(np.int8)}
+        parts.append(np.concatenate([X, advice(agent, obs, game.num_actions)], axis=1))
+    return {**data, "obs": np.concatenate(parts) if parts else data["obs"]}
 
 
 def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,6 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--warm-epochs", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--advisor", default=None, help="an agent whose move is an input (e.g. heuristic_v0)")
     p.add_argument("--activation", choices=("relu", "tanh"), default="relu",
                    help="tanh: fine-tunable by kortmiljo train --init (SB3's MLP activation)")  # fmt: skip
     a = p.parse_args(argv)
@@ -176,6 +196,10 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(a.threads)
     data, info = _load(a.data)
     warm = _load(a.warm)[0] if a.warm else None
+    game = load_game(a.game)
+    if a.advisor:
+        data = with_advice(game, data, a.advisor)
+        warm = with_advice(game, warm, a.advisor) if warm is not None else None
     print(f"{a.game}: {len(data['action'])} decisions from {info['games']} teacher games ({info['teacher_seconds']} s)")
     t = time.time()
     hidden = [int(h) for h in a.hidden.split(",")]
@@ -186,9 +210,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"the critic explains none of the held-out returns' variance (R² {report['value_r2']}); not kept")
         critic = []
     source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
-              "soft": a.soft, "temperature": a.temperature, **info,
+              "soft": a.soft, "temperature": a.temperature, "advisor": a.advisor, **info,
               **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
-    save_weights(a.out, load_game(a.game), actor, critic, activation=a.activation, source=source)
+    save_weights(a.out, game, actor, critic, activation=a.activation, source=source, advisor=a.advisor)
     print(json.dumps(source, indent=1))
 
 

@@ -265,3 +265,47 @@ def test_export_cli(tmp_path, capsys):
         assert main(["export", str(tmp_path / "none.zip"), str(tmp_path / "y.npz")]) == 2
         assert "no trained model" in capsys.readouterr().err
     assert read_weights(out).meta["source"]["recipe"] == "kortmiljo export"
+
+
+# ---- an advisor's move as an input ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_an_advisors_move_is_a_one_hot_input(tmp_path, name):
+    from agents.registry import make_agent
+
+    game = load_game(name)
+    rng = np.random.default_rng(2)
+    n_in = game.layout.size + game.deck.width + game.num_actions
+    actor = random_layers(rng, [n_in, 8, game.num_actions])
+    path = tmp_path / "adv.npz"
+    save_weights(path, game, actor, advisor="heuristic_v0")
+    policy = load_mlp_policy(path, game, seed=0)
+    heuristic = make_agent("heuristic_v0", game, seed=0)
+    batch = positions(game, 24, seed=4)
+    for obs in batch:
+        hot = np.zeros(game.num_actions)
+        hot[heuristic.act(obs)] = 1.0
+        x = np.concatenate([obs["observation"], obs["unseen"], hot]).astype(np.float64)
+        logits = np.tanh(x @ actor[0][0] + actor[0][1]) @ actor[1][0] + actor[1][1]
+        logits[obs["action_mask"] == 0] = -np.inf
+        assert policy.act(obs) == int(np.argmax(logits))
+    stacked = {k: np.stack([o[k] for o in batch]) for k in batch[0]}
+    assert policy.act_batch(stacked).tolist() == [policy.act(o) for o in batch]
+
+
+def test_an_advisor_that_the_game_lacks_or_a_mistyped_one_is_refused(tmp_path):
+    game = load_game("spokelse")
+    rng = np.random.default_rng(2)
+    n_in = game.layout.size + game.deck.width + game.num_actions
+    save_weights(tmp_path / "adv.npz", game, random_layers(rng, [n_in, 8, game.num_actions]), advisor="heuristic_v0")
+    good = dict(np.load(tmp_path / "adv.npz"))
+    write_npz(tmp_path / "unknown.npz", **with_meta(good, advisor="oracle_v9"))
+    with pytest.raises(ValueError, match="its advisor 'oracle_v9' is not one of spokelse's agents"):
+        load_mlp_policy(tmp_path / "unknown.npz", game)
+    write_npz(tmp_path / "typed.npz", **with_meta(good, advisor=3))
+    with pytest.raises(ValueError, match="advisor must be an agent name"):
+        load_mlp_policy(tmp_path / "typed.npz", game)
+    with pytest.raises(ValueError, match="is not one of spokelse's agents"):  # save refuses what load would
+        save_weights(tmp_path / "w.npz", game, random_layers(rng, [n_in, 8, game.num_actions]), advisor="heuristic")
+    assert not (tmp_path / "w.npz").exists()

@@ -69,3 +69,26 @@ def test_collection_resumes_and_distils_into_weights_that_play(tmp_path):
 def test_no_teacher_data_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="no chunk_"):
         load_chunks(tmp_path)
+
+
+def test_advice_from_chunks_is_the_heuristics_move_and_an_advised_student_plays(tmp_path):
+    from train.distill import with_advice
+
+    out = tmp_path / "data"
+    collect("sproyte", out, minutes=5, teacher="heuristic", teacher_share=1.0, max_chunks=1)
+    g = load_game("sproyte")
+    data, _ = load_chunks(out)
+    advised = with_advice(g, data, "heuristic_v0")
+    assert advised["obs"].shape[1] == data["obs"].shape[1] + g.num_actions
+    # the chunks hold all the heuristic reads: its move recomputed from them is the move it played
+    assert (advised["obs"][:, -g.num_actions :].argmax(axis=1) == data["action"]).all()
+    w = tmp_path / "advised.npz"
+    distill.main(["sproyte", "--data", str(out), "--out", str(w), "--epochs", "1", "--hidden", "16",
+                  "--advisor", "heuristic_v0"])  # fmt: skip
+    assert read_weights(w).meta["advisor"] == "heuristic_v0"
+    student = make_agent(str(w), g, seed=0)
+    e = g.new_state()
+    e.new_episode(np.random.default_rng(1))
+    while not (e.terminal or e.truncated):
+        obs = e.observation(e.current_player)
+        e.step(student.act(obs))
