@@ -206,6 +206,13 @@ def main(argv: list[str] | None = None) -> None:
     actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed,
                                 warm=warm, warm_epochs=a.warm_epochs, activation=a.activation)  # fmt: skip
     report["fit_seconds"] = round(time.time() - t)
+    if a.advisor:  # the bar the student must clear: how often the advisor alone plays the teacher's move
+        _, va = split_games(data["game"], 0.05, a.seed)
+        multi = data["mask"][va].sum(axis=1) > 1
+        moves = data["obs"][va][:, -game.num_actions :].argmax(axis=1)
+        report["advisor_agreement"] = round(float((moves == data["action"][va])[multi].mean()), 4)
+        bar = report["advisor_agreement"]
+        print(f"held-out agreement: student {report['agreement']:.3f}, {a.advisor} alone {bar:.3f}")
     if not (report["value_r2"] or 0) > 0:  # no better than a constant: a value it shows would mislead
         print(f"the critic explains none of the held-out returns' variance (R² {report['value_r2']}); not kept")
         critic = []

@@ -4,8 +4,12 @@
    Spøkelse, where search is at par with it and costs 4,000 times more: ``--teacher heuristic
    --teacher-share 1``) plays, in ``--workers`` processes that share the chunk numbers, for
    ``--collect-minutes`` (a rerun resumes: chunks on disk are kept).
+   ``--prior STUDENT.npz`` makes the teacher search guided by an earlier student (expert
+   iteration's second stage: only the student's ``--prior-top`` actions and the heuristic's
+   move are searched).
 2. **Distillation** (:mod:`train.distill`): an MLP fitted to the teacher's moves, search scores
-   and outcomes, written as numpy weights.
+   and outcomes, written as numpy weights; ``--advisor heuristic_v0`` gives it the heuristic's
+   move as an input, ``--warm DIR`` fits cheaper teacher data (heuristic games) first.
 3. **Check**: a duplicate-deal tournament of the student against the heuristic.
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
@@ -24,31 +28,36 @@ from pathlib import Path
 from kortmiljo.core.files import atomic_write
 
 
-def _collect(args):
+def _collect(job):
     from train.expert_data import collect
 
-    return collect(*args)
+    args, kwargs = job
+    return collect(*args, **kwargs)
 
 
 def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
-        hidden: str = "256,256", teacher: str = "search", share: float = 0.75) -> dict:  # fmt: skip
+        hidden: str = "256,256", teacher: str = "search", share: float = 0.75, prior: str | None = None,
+        prior_top: int = 2, advisor: str | None = None, warm: str | None = None) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
     from train import distill
     from train.expert_data import load_chunks
 
-    report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "stages": {}}
+    report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "prior": prior, "prior_top": prior_top,
+                    "advisor": advisor, "warm": warm, "stages": {}}  # fmt: skip
     t = time.time()
     if collect_minutes > 0:
-        jobs = [(game, data, collect_minutes, teacher, share, w, workers) for w in range(workers)]
+        guide = {"prior": prior, "prior_top": prior_top}
+        jobs = [((game, data, collect_minutes, teacher, share, w, workers), guide) for w in range(workers)]
         with mp.get_context("spawn").Pool(workers) as pool:
             pool.map(_collect, jobs)
     _, meta = load_chunks(data)
     report["stages"]["teacher_games"] = {"wall_seconds": round(time.time() - t), **meta}
     t = time.time()
+    extra = [*(["--advisor", advisor] if advisor else []), *(["--warm", warm] if warm else [])]
     distill.main([game, "--data", data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
-                  "--threads", str(workers)])  # fmt: skip
+                  "--threads", str(workers), *extra])  # fmt: skip
     report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
     t = time.time()
     g = load_game(game)
@@ -73,12 +82,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--check-games", type=int, default=600)
     p.add_argument("--teacher", default="search", help="the agent imitated (default search)")
     p.add_argument("--teacher-share", type=float, default=0.75, help="chance that a seat is the teacher's")
+    p.add_argument("--prior", default=None, help="a student that guides the teacher's search (stage 2)")
+    p.add_argument("--prior-top", type=int, default=2)
+    p.add_argument("--advisor", default=None, help="an agent whose move is a student input (heuristic_v0)")
+    p.add_argument("--warm", default=None, help="cheaper teacher data fitted first (folders, comma-separated)")
     a = p.parse_args(argv)
     data = a.data or str(Path("runs") / "expert" / a.game / "data")
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v1.npz")
     report = run(
-        a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share
-    )
+        a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
+        a.prior, a.prior_top, a.advisor, a.warm,
+    )  # fmt: skip
     print(json.dumps(report, indent=1))
 
 

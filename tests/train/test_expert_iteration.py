@@ -92,3 +92,16 @@ def test_advice_from_chunks_is_the_heuristics_move_and_an_advised_student_plays(
     while not (e.terminal or e.truncated):
         obs = e.observation(e.current_player)
         e.step(student.act(obs))
+
+
+def test_the_reference_recipe_runs_end_to_end_with_its_stage_times(tmp_path):
+    from train.reference import run
+
+    out = tmp_path / "student.npz"
+    report = run("spokelse", collect_minutes=0.01, workers=1, data=str(tmp_path / "data"), out=str(out), epochs=1,
+                 check_games=12, hidden="16", teacher="heuristic", share=1.0, advisor="heuristic_v0")  # fmt: skip
+    assert set(report["stages"]) == {"teacher_games", "distillation", "check"}
+    assert report["stages"]["teacher_games"]["chunks"] >= 1 and report["advisor"] == "heuristic_v0"
+    assert report["stages"]["check"]["games"] >= 12
+    assert json.loads((tmp_path / "student.npz.report.json").read_text()) == report
+    assert read_weights(out).meta["advisor"] == "heuristic_v0"
