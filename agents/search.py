@@ -72,6 +72,11 @@ Choices worth knowing, each measured against ``heuristic_v0`` on duplicate deals
   straight from the engine; every heuristic has it, tested equal to ``act``) and may offer
   ``rollout_batch(states, seat, first_actions)`` (many rollouts at once in numpy; the
   Spøkelse heuristic). Clones made for rollouts skip copying the world's generator.
+* **A prior over actions** (``prior=POLICY, prior_top=K``; expert iteration's second stage): a
+  trained student (anything with ``act_explained``, such as ``pretrained_v1``) names its ``K``
+  most probable legal actions, and only those and the heuristic's move are searched; where they
+  are one action, it is played without searching. The step budget then buys more worlds for
+  each action searched. ``benchmarks/guided_search.py`` measures it against plain search.
 * A rollout that runs past ``max_rollout_steps`` is cut off and scored by the rewards
   it collected so far (a guard; no game should get there).
 
