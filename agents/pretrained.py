@@ -242,9 +242,12 @@ class MLPPolicy(Policy):
             self.name = name
         self.advisor = None
         if weights.meta.get("advisor"):
-            from .registry import make_agent
+            from .catalog import game_agents
 
-            self.advisor = make_agent(weights.meta["advisor"], game, seed=seed)
+            factory = game_agents(game.name).get(weights.meta["advisor"])
+            if factory is None:
+                raise ValueError(f"advisor {weights.meta['advisor']!r} is not an agent of {game.name}")
+            self.advisor = factory(game, seed=seed)
 
     def seed(self, seed: int | None) -> None:
         super().seed(seed)

@@ -4,6 +4,8 @@ for another game, another --net or a corrupt one is refused in one line before a
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -19,8 +21,11 @@ from .conftest import QUICK
 
 @pytest.fixture(scope="module")
 def weights(trained, tmp_path_factory):
-    out = tmp_path_factory.mktemp("npz") / "student.npz"
-    export_policy(trained / "model.zip", out, load_game("spokelse"))
+    folder = tmp_path_factory.mktemp("npz")
+    for name in ("model.zip", "config.json"):  # a copy: the loader warns once per file, and a test checks that
+        shutil.copy(trained / name, folder / name)
+    out = folder / "student.npz"
+    export_policy(folder / "model.zip", out, load_game("spokelse"))
     return out
 
 
