@@ -10,13 +10,23 @@ hidden cards).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 
 from kortmiljo.core.policy import Policy, RandomPolicy, row
 
-__all__ = ["AgentSpec", "Heuristic", "Policy", "RandomPolicy", "choose_from_logits", "lowest_legal", "row"]
+__all__ = [
+    "AgentSpec",
+    "Heuristic",
+    "Policy",
+    "RandomPolicy",
+    "TimedPolicy",
+    "choose_from_logits",
+    "lowest_legal",
+    "row",
+]
 
 # Search settings of a game without its own (see agents/search.py): a few worlds, a two-error gate.
 GENERIC_SEARCH = {"worlds": 8, "step_budget": None, "max_worlds": 8, "confidence": 2.0}
@@ -89,3 +99,29 @@ def lowest_legal(mask: np.ndarray) -> np.ndarray:
 
 
 AgentSpec = Any  # a name like "heuristic" or "ppo:runs/x/model.zip", or a Policy instance
+
+
+class TimedPolicy(Policy):
+    """Delegates to a policy and sums the CPU time of its decisions with more than one legal
+    action (the ones that cost anything): for benchmarks that report milliseconds per decision."""
+
+    def __init__(self, inner: Policy, name: str | None = None):
+        super().__init__(inner.game, None)
+        self.inner, self.name, self.needs_engine = inner, name or inner.name, inner.needs_engine
+        self.cpu, self.decisions = 0.0, 0
+
+    def seed(self, seed: int | None = None) -> None:
+        if hasattr(self, "inner"):
+            self.inner.seed(seed)
+
+    def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
+        if obs["action_mask"].sum() <= 1:
+            return self.inner.act(obs, engine)
+        t = time.process_time()
+        a = self.inner.act(obs, engine)
+        self.cpu += time.process_time() - t
+        self.decisions += 1
+        return a
+
+    def ms_per_decision(self) -> float:
+        return 1000 * self.cpu / max(self.decisions, 1)

@@ -16,38 +16,13 @@ import argparse
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.base import Policy  # noqa: E402
+from agents.base import TimedPolicy as Timed  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
 from kortmiljo import load_game  # noqa: E402
-
-
-class Timed(Policy):
-    """A policy that counts the CPU time of its decisions with more than one legal action."""
-
-    def __init__(self, inner, name: str):
-        super().__init__(inner.game, None)
-        self.inner, self.name, self.needs_engine = inner, name, inner.needs_engine
-        self.cpu, self.decisions = 0.0, 0
-
-    def seed(self, seed=None):
-        self.inner.seed(seed)
-
-    def act(self, obs, engine=None):
-        if obs["action_mask"].sum() <= 1:
-            return self.inner.act(obs, engine)
-        t = time.process_time()
-        a = self.inner.act(obs, engine)
-        self.cpu += time.process_time() - t
-        self.decisions += 1
-        return a
-
-    def ms(self) -> float:
-        return round(1000 * self.cpu / max(self.decisions, 1), 1)
 
 
 def searchers(game, prior_spec: str, top: int, seed: int) -> tuple[Timed, Timed]:
@@ -61,7 +36,7 @@ def vs(game, agent: Timed, other, games: int, seed: int) -> dict:
     r = run_tournament(game, [agent] + [other] * (game.num_players - 1), games, seed=seed, progress=False)
     row = r["agents"][agent.name]
     return {"mean": round(row["mean_reward"], 3), "ci95": [round(x, 3) for x in row["ci95"]], "games": r["games"],
-            "ms_per_decision": agent.ms()}  # fmt: skip
+            "ms_per_decision": round(agent.ms_per_decision(), 1)}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> dict:

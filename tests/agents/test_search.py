@@ -13,11 +13,10 @@ and parity in Spøkelse (``test_agents.py``).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
+from agents.base import TimedPolicy
 from agents.registry import make_agent
 from agents.tournament import mean_ci
 from kortmiljo import load_game
@@ -43,7 +42,7 @@ def search_margin(game: str, deals, seed: int = 0, config: dict | None = None, *
         rng = np.random.default_rng([seed, d])
         deck = [e.deck.code(c) for c in rng.permutation(np.asarray(e.deck.cards))]
         dealer = int(rng.integers(n))
-        timed = _Timed(make_agent("search", game, config, seed=1000 * seed + d, **search_kw))
+        timed = TimedPolicy(make_agent("search", game, config, seed=1000 * seed + d, **search_kw))
         got = []
         for r in range(n):
             pols = [timed if i == r else heuristic for i in range(n)]
@@ -51,23 +50,6 @@ def search_margin(game: str, deals, seed: int = 0, config: dict | None = None, *
         means.append(float(np.mean(got)))
         cpu, decisions = cpu + timed.cpu, decisions + timed.decisions
     return np.array(means), 1000 * cpu / max(decisions, 1)
-
-
-class _Timed:
-    """Delegates to a policy and times its decisions (those with more than one legal action)."""
-
-    def __init__(self, inner):
-        self.inner, self.name, self.needs_engine = inner, inner.name, inner.needs_engine
-        self.decisions, self.cpu = 0, 0.0
-
-    def act(self, obs, engine=None):
-        if obs["action_mask"].sum() <= 1:
-            return self.inner.act(obs, engine)
-        t = time.process_time()
-        a = self.inner.act(obs, engine)
-        self.cpu += time.process_time() - t
-        self.decisions += 1
-        return a
 
 
 # ---- stages and beliefs -------------------------------------------------------------------------
