@@ -7,7 +7,7 @@ heuristic on the same duplicate deals (``agents.tournament.run_tournament``, one
 seed), and optionally head to head, and prints each one's mean reward with its 95 % interval
 and its CPU milliseconds per searched decision.
 
-``python benchmarks/guided_search.py sproyte [--prior pretrained] [--top 2] [--games 180] [--h2h 0]``
+``python benchmarks/guided_search.py sproyte [--prior pretrained] [--top 2] [--games 180] [--h2h 0] [--worlds N]``
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from agents.tournament import run_tournament  # noqa: E402
 from kortmiljo import load_game  # noqa: E402
 
 
-def searchers(game, prior_spec: str, top: int, seed: int) -> tuple[Timed, Timed]:
-    plain = Timed(make_agent("search", game, seed=seed), "search_v0")
+def searchers(game, prior_spec: str, top: int, seed: int, worlds: int | None = None) -> tuple[Timed, Timed]:
+    kw = {"worlds": worlds, "step_budget": None} if worlds else {}
+    plain = Timed(make_agent("search", game, seed=seed, **kw), "search_v0")
     prior = make_agent(prior_spec, game, seed=seed)
-    guided = Timed(make_agent("search", game, seed=seed, prior=prior, prior_top=top), f"search+{prior_spec}@{top}")
+    name = f"search+{prior_spec}@{top}"
+    guided = Timed(make_agent("search", game, seed=seed, prior=prior, prior_top=top, **kw), name)
     return plain, guided
 
 
@@ -47,14 +49,15 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--games", type=int, default=180, help="games against the heuristic, each searcher")
     p.add_argument("--h2h", type=int, default=0, help="games of guided search against plain search")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--worlds", type=int, default=None, help="a fixed number of worlds (default: the game's settings)")
     a = p.parse_args(argv)
     g = load_game(a.game)
     out: dict = {"game": a.game, "prior": a.prior, "top": a.top, "seed": a.seed}
-    for key, agent in zip(("search_v0", "guided"), searchers(g, a.prior, a.top, a.seed), strict=True):
+    for key, agent in zip(("search_v0", "guided"), searchers(g, a.prior, a.top, a.seed, a.worlds), strict=True):
         out[key] = vs(g, agent, "heuristic", a.games, a.seed)
         print(key, json.dumps(out[key]), flush=True)
     if a.h2h:
-        plain, guided = searchers(g, a.prior, a.top, a.seed + 1)
+        plain, guided = searchers(g, a.prior, a.top, a.seed + 1, a.worlds)
         out["guided_vs_search"] = vs(g, guided, plain, a.h2h, a.seed)
         print("guided_vs_search", json.dumps(out["guided_vs_search"]), flush=True)
     print(json.dumps(out))
