@@ -131,7 +131,8 @@ class TrainConfig:
     # model and PPO
     net: tuple[int, ...] = option((256, 256), "hidden layer sizes of policy and value networks",
                                   group="model and PPO", backends=BOTH)  # fmt: skip
-    init: str | None = option(None, "start from this model (.zip or run directory)", group="model and PPO",
+    init: str | None = option(None, "start from this model (.zip or run directory) or numpy weights (.npz: a "
+                              "distilled student, train/distill.py --activation tanh)", group="model and PPO",
                               metavar="MODEL")  # fmt: skip
     lr: float = option(3e-4, "learning rate", group="model and PPO", backends=BOTH)
     n_steps: int = option(32, "rollout steps per env per update (64 x 32 = 2,048 decisions per update by default)",
