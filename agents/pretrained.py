@@ -16,9 +16,9 @@ matrix products (tens of microseconds a decision, against a tenth of a second fo
 trained on), ``include_unseen`` (the input is ``observation`` followed by ``unseen``),
 ``activation`` (``tanh`` or ``relu``, between layers), ``actor_layers`` and ``critic_layers``
 (counts), ``actor_inputs`` (the actor reads the first so many inputs), optional ``advisor``
-(below), and free-form ``source`` (how the weights were made). The arrays are ``actor.K.w`` (inputs × outputs) and
-``actor.K.b``; the last actor layer gives one logit per action. ``critic.K.w``/``.b`` (optional)
-end in one output, the estimated return of the seat to move.
+(below), and free-form ``source`` (how the weights were made). The arrays are ``actor.K.w``
+(inputs × outputs) and ``actor.K.b``; the last actor layer gives one logit per action.
+``critic.K.w``/``.b`` (optional) end in one output, the estimated return of the seat to move.
 
 **Advisor.** A file may name an ``advisor``, a deterministic agent of the game (its heuristic,
 ``heuristic_v0``), whose move is one more input: a one-hot over the actions after the observation

@@ -34,9 +34,15 @@ def check_init_model(path: str, game: Game) -> Path:
         from agents.pretrained import check_weights, read_weights
 
         try:
-            check_weights(read_weights(path), game, str(path))
+            w = read_weights(path)
+            check_weights(w, game, str(path))
         except ValueError as err:
             raise TrainError(f"--init: {err}") from None
+        if w.meta.get("advisor"):
+            raise TrainError(
+                f"--init: {path} reads its advisor's move ({w.meta['advisor']}) as an input, which training "
+                "does not provide; distil without --advisor to fine-tune"
+            )
         return Path(path)
     try:
         p = resolve_model_path(path)

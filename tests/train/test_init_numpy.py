@@ -70,3 +70,19 @@ def test_numpy_weights_for_another_game_or_corrupt_are_refused_before_anything_i
         assert len(err) == 1 and err[0].startswith("kortmiljo train: --init: "), err
         assert expect in err[0] and not out.exists()
     assert np.isfinite(read_weights(weights).actor[0][0]).all()
+
+
+def test_weights_with_an_advisor_input_are_refused(tmp_path, capsys):
+    from agents.pretrained import save_weights
+
+    g = load_game("spokelse")
+    rng = np.random.default_rng(0)
+    n_in = g.layout.size + g.deck.width + g.num_actions
+    layers = [(rng.normal(size=(a, b)).astype(np.float32), np.zeros(b, np.float32))
+              for a, b in ((n_in, 32), (32, 32), (32, g.num_actions))]  # fmt: skip
+    path = tmp_path / "advised.npz"
+    save_weights(path, g, layers, advisor="heuristic_v0")
+    out = tmp_path / "run"
+    assert train_main(["spokelse", "--init", str(path), "--timesteps", "256", "--out", str(out), *QUICK]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "reads its advisor's move (heuristic_v0) as an input" in err[0] and not out.exists()
