@@ -193,10 +193,23 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     import torch
 
+    before = torch.get_num_threads()  # main() also runs in-process (the recipe, tests): leave torch as found
     torch.set_num_threads(a.threads)
+    try:
+        _distil(a, p)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
+    game = load_game(a.game)
+    if a.advisor:
+        from agents.catalog import game_agents
+
+        if a.advisor not in game_agents(game.name):  # now, not after the fit (save_weights would refuse it)
+            p.error(f"--advisor must be a versioned agent of {game.name}: {', '.join(sorted(game_agents(game.name)))}")
     data, info = _load(a.data)
     warm = _load(a.warm)[0] if a.warm else None
-    game = load_game(a.game)
     if a.advisor:
         data = with_advice(game, data, a.advisor)
         warm = with_advice(game, warm, a.advisor) if warm is not None else None

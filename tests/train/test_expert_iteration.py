@@ -105,3 +105,10 @@ def test_the_reference_recipe_runs_end_to_end_with_its_stage_times(tmp_path):
     assert report["stages"]["check"]["games"] >= 12
     assert json.loads((tmp_path / "student.npz.report.json").read_text()) == report
     assert read_weights(out).meta["advisor"] == "heuristic_v0"
+
+
+def test_an_unversioned_advisor_is_refused_before_anything_is_fitted(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        distill.main(["spokelse", "--data", str(tmp_path), "--out", str(tmp_path / "w.npz"), "--advisor", "heuristic"])
+    assert "--advisor must be a versioned agent of spokelse: heuristic_v0" in capsys.readouterr().err
+    assert not (tmp_path / "w.npz").exists()
