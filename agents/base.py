@@ -111,7 +111,7 @@ class TimedPolicy(Policy):
         self.cpu, self.decisions = 0.0, 0
 
     def seed(self, seed: int | None = None) -> None:
-        if hasattr(self, "inner"):
+        if hasattr(self, "inner"):  # Policy.__init__ seeds before ``inner`` is set: leave its stream alone then
             self.inner.seed(seed)
 
     def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
