@@ -9,6 +9,15 @@ teacher (``search_v0``) plays (:mod:`train.expert_data`), and the student learns
 * its **outcomes**: the seat's return from the decision on (mean squared error), for the
   value head that records and hints show.
 
+``--target advantage`` (with ``--advisor``) regresses scores instead of copying moves: the
+actor's output for an action is taught its score minus the advisor's move's score (mean squared
+error, on the scored actions only; less ``--margin`` on every other action, so the student leaves
+the advisor's move only where it expects to gain more than that), and the student plays the
+argmax. Where a decision has no scores (a stage the teacher leaves to the heuristic) the advisor's
+move is taught 0 and the others ``-1``. This is the form for :mod:`train.oracle_data`, whose
+single-rollout scores are noisy but unbiased: a regression averages the noise out over similar
+positions, where copying each decision's best action would learn it.
+
 Games, not decisions, are held out (5 %): the decisions of one game share its outcome. Each
 head keeps its best epoch on the held-out games. The result is written with
 :func:`agents.pretrained.save_weights`, so it plays with numpy alone (``PATH.npz`` in
@@ -50,6 +59,42 @@ def soft_targets(data: dict[str, np.ndarray], soft: float, temperature: float) -
     return target
 
 
+def advantage_targets(data: dict[str, np.ndarray], num_actions: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """(targets, weights) of ``--target advantage`` (see the module docstring); ``data`` has the advisor's
+    one-hot as the last ``num_actions`` inputs (:func:`with_advice`)."""
+    q, mask = data["q"], data["mask"]
+    n, A = mask.shape
+    rows = np.arange(n)
+    h = data["obs"][:, -num_actions:].argmax(axis=1)
+    scored = np.isfinite(q)
+    searched = scored.sum(axis=1) > 1
+    if not scored[rows[searched], h[searched]].all():
+        raise ValueError("--target advantage needs the advisor's move scored wherever a decision has scores")
+    choice = mask.sum(axis=1) > 1
+    with np.errstate(invalid="ignore"):
+        gain = q - q[rows, h][:, None]
+    target = np.where(searched[:, None], np.nan_to_num(gain, nan=0.0), -1.0).astype(np.float32)
+    weight = np.where(searched[:, None], scored, mask) & choice[:, None]
+    target -= margin * (np.arange(A)[None, :] != h[:, None])
+    target[rows, h] = 0.0
+    return np.where(weight, target, 0.0).astype(np.float32), weight.astype(np.float32)
+
+
+def regret(choice: np.ndarray, q: np.ndarray) -> float:
+    """Mean score given up by ``choice`` against the best scored action, over the decisions with
+    several scores where ``choice`` is scored (on held-out oracle data: how much a policy loses to
+    the teacher's hindsight, the advisor's own figure being the bar)."""
+    rows = np.flatnonzero((np.isfinite(q).sum(axis=1) > 1) & np.isfinite(q[np.arange(len(q)), choice]))
+    if len(rows) == 0:
+        return float("nan")
+    return float((np.nanmax(q[rows], axis=1) - q[rows, choice[rows]]).mean())
+
+
+def history_of(history: list[dict], epoch: int) -> dict:
+    """The held-out figures of the search phase's ``epoch``."""
+    return next(h for h in history if h["phase"] == "search" and h["epoch"] == epoch)
+
+
 def with_advice(game, data: dict[str, np.ndarray], advisor: str, batch: int = 4096) -> dict[str, np.ndarray]:
     """``data`` with the advisor's move at every decision appended to ``obs`` as a one-hot (the
     advisor reads the observation, ``unseen`` and the mask, all of which a chunk holds)."""
@@ -78,21 +123,37 @@ def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.nd
 def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: float = 1e-3, batch: int = 256,
         soft: float = 0.5, temperature: float = 0.25, weight_decay: float = 1e-4, seed: int = 0,
         warm: dict | None = None, warm_epochs: int = 3, log=print,
-        activation: str = "relu") -> tuple[list, list, dict]:  # fmt: skip
+        activation: str = "relu", target: str = "policy", margin: float = 0.0) -> tuple[list, list, dict]:  # fmt: skip
     """Train actor and critic MLPs (ReLU or tanh) on teacher data; return their numpy layers and a report.
 
     ``warm``: data of a cheaper teacher (the heuristic) to fit first, for ``warm_epochs``: it covers
     many more positions than the search's games can, so the search's decisions then only have to
-    teach where search plays differently (the held-out games are the search's, as without it)."""
+    teach where search plays differently (the held-out games are the search's, as without it).
+
+    ``target="advantage"``: regress the scores over the advisor's move (see the module docstring);
+    the actor's best epoch is then the one of least held-out error, not of most agreement."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
 
+    if target not in ("policy", "advantage"):
+        raise ValueError(f"target must be 'policy' or 'advantage', got {target!r}")
+    regress = target == "advantage"
+
     def tensors(d: dict[str, np.ndarray], soft: float) -> tuple:
-        T = soft_targets(d, soft, temperature)
+        if regress:  # (targets, weights) stacked: the weights say which outputs are taught
+            T = np.stack(advantage_targets(d, d["mask"].shape[1], margin), axis=1)  # (decisions, 2, actions)
+        else:
+            T = soft_targets(d, soft, temperature)
         return (torch.as_tensor(d["obs"]), torch.as_tensor(d["mask"]), torch.as_tensor(T), torch.as_tensor(d["ret"]))
+
+    def policy_loss(out, m, t) -> torch.Tensor:
+        if regress:
+            w = t[1]
+            return (w * (out - t[0]) ** 2).sum() / w.sum().clamp(min=1.0)
+        return -(t * torch.log_softmax(out.masked_fill(~m, -1e9), dim=1)).sum(dim=1).mean()
 
     X, M, T, R = tensors(data, soft)
     A = torch.as_tensor(data["action"].astype(np.int64))
@@ -116,8 +177,8 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
             perm = idx[torch.randperm(len(idx))]
             for k in range(0, len(perm), batch):
                 b = perm[k : k + batch]
-                logits = actor(X[b]).masked_fill(~M[b], -1e9)
-                loss_pi = -(T[b] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                tb = T[b].transpose(0, 1) if regress else T[b]
+                loss_pi = policy_loss(actor(X[b]), M[b], tb)
                 loss_v = ((critic(X[b]).squeeze(1) - R[b]) ** 2).mean()
                 opt.zero_grad()
                 (loss_pi + 0.5 * loss_v).backward()
@@ -126,21 +187,29 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
             if after:
                 after(ep)
 
-    best = {"actor": (-1.0, None, 0), "critic": (float("inf"), None, 0)}
+    best = {"actor": (-float("inf"), None, 0), "critic": (float("inf"), None, 0)}
     history = []
 
     def evaluate(ep: int, phase: str = "search") -> None:
         actor.eval()
         critic.eval()
         with torch.no_grad():
-            logits = actor(X[va]).masked_fill(~M[va], -1e9)
+            out = actor(X[va])
+            logits = out.masked_fill(~M[va], -1e9)
             multi = M[va].sum(dim=1) > 1  # agreement where there was a choice to make
             agree = float((logits.argmax(dim=1) == A[va])[multi].float().mean())
             v_mse = float(((critic(X[va]).squeeze(1) - R[va]) ** 2).mean())
-        history.append({"phase": phase, "epoch": ep + 1, "agreement": round(agree, 4), "value_mse": round(v_mse, 4)})
-        log(f"{phase} epoch {ep + 1}: held-out agreement {agree:.3f}, value mse {v_mse:.3f}")
-        if phase == "search" and agree > best["actor"][0]:
-            best["actor"] = (agree, {k: v.clone() for k, v in actor.state_dict().items()}, ep + 1)
+            a_mse = float(policy_loss(out, M[va], T[va].transpose(0, 1))) if regress else None
+        row = {"phase": phase, "epoch": ep + 1, "agreement": round(agree, 4), "value_mse": round(v_mse, 4)}
+        if regress:
+            row["advantage_mse"] = round(a_mse, 5)
+            row["regret"] = round(regret(logits.argmax(dim=1).numpy(), data["q"][va.numpy()]), 5)
+        history.append(row)
+        extra = f", advantage mse {a_mse:.5f}, regret {row['regret']:.4f}" if regress else ""
+        log(f"{phase} epoch {ep + 1}: held-out agreement {agree:.3f}, value mse {v_mse:.3f}{extra}")
+        score = -a_mse if regress else agree
+        if phase == "search" and score > best["actor"][0]:
+            best["actor"] = (score, {k: v.clone() for k, v in actor.state_dict().items()}, ep + 1)
         if phase == "search" and v_mse < best["critic"][0]:
             best["critic"] = (v_mse, {k: v.clone() for k, v in critic.state_dict().items()}, ep + 1)
 
@@ -162,7 +231,7 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     report = {
         "decisions": int(len(A)),
         "held_out_decisions": int(va.sum()),
-        "agreement": best["actor"][0],
+        "agreement": history_of(history, best["actor"][2])["agreement"],
         "agreement_epoch": best["actor"][2],
         "value_mse": best["critic"][0],
         "value_r2": round(1 - best["critic"][0] / var, 4) if var > 0 else None,
@@ -188,6 +257,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--advisor", default=None, help="an agent whose move is an input (e.g. heuristic_v0)")
+    p.add_argument(
+        "--target",
+        choices=("policy", "advantage"),
+        default="policy",
+        help="advantage: regress the scores over the advisor's move (needs --advisor; oracle data)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="with --target advantage: the gain the student must expect to leave the advisor's move",
+    )
     p.add_argument("--activation", choices=("relu", "tanh"), default="relu",
                    help="tanh: fine-tunable by kortmiljo train --init (SB3's MLP activation)")  # fmt: skip
     a = p.parse_args(argv)
@@ -203,6 +284,10 @@ def main(argv: list[str] | None = None) -> None:
 
 def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
     game = load_game(a.game)
+    if a.target == "advantage" and not a.advisor:
+        p.error("--target advantage needs --advisor (the scores are taught relative to the advisor's move)")
+    if a.epochs < 1:
+        p.error(f"--epochs must be >= 1, got {a.epochs}")
     if a.advisor:
         from agents.catalog import game_agents
 
@@ -217,7 +302,8 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
     t = time.time()
     hidden = [int(h) for h in a.hidden.split(",")]
     actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed,
-                                warm=warm, warm_epochs=a.warm_epochs, activation=a.activation)  # fmt: skip
+                                warm=warm, warm_epochs=a.warm_epochs, activation=a.activation, target=a.target,
+                                margin=a.margin)  # fmt: skip
     report["fit_seconds"] = round(time.time() - t)
     if a.advisor:  # the bar the student must clear: how often the advisor alone plays the teacher's move
         _, va = split_games(data["game"], 0.05, a.seed)
@@ -226,11 +312,16 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
         report["advisor_agreement"] = round(float((moves == data["action"][va])[multi].mean()), 4)
         bar = report["advisor_agreement"]
         print(f"held-out agreement: student {report['agreement']:.3f}, {a.advisor} alone {bar:.3f}")
+        if a.target == "advantage":
+            report["advisor_regret"] = round(regret(moves, data["q"][va]), 5)
+            report["regret"] = history_of(report["history"], report["agreement_epoch"])["regret"]
+            print(f"held-out regret: student {report['regret']:.4f}, {a.advisor} alone {report['advisor_regret']:.4f}")
     if not (report["value_r2"] or 0) > 0:  # no better than a constant: a value it shows would mislead
         print(f"the critic explains none of the held-out returns' variance (R² {report['value_r2']}); not kept")
         critic = []
     source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
-              "soft": a.soft, "temperature": a.temperature, "advisor": a.advisor, **info,
+              "soft": a.soft, "temperature": a.temperature, "advisor": a.advisor, "target": a.target,
+              **({"margin": a.margin} if a.target == "advantage" else {}), **info,
               **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
     save_weights(a.out, game, actor, critic, activation=a.activation, source=source, advisor=a.advisor)
     print(json.dumps(source, indent=1))

@@ -1,0 +1,110 @@
+"""Oracle teacher data (train/oracle_data.py) and its regression target (train/distill.py --target
+advantage): every legal action of a searched stage is scored by one rollout in the real deal, the
+move played scores exactly the return the game then gave, and a student regressing the scores over
+the heuristic's move is a weights file that plays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.pretrained import read_weights
+from agents.registry import make_agent
+from agents.search import SearchPolicy
+from kortmiljo import load_game
+from train import distill
+from train.distill import advantage_targets, regret
+from train.expert_data import ARRAYS, load_chunks
+from train.oracle_data import collect, play_chunk
+
+
+@pytest.mark.parametrize("name", ["sproyte", "femkortskille", "spokelse"])
+def test_the_move_played_scores_the_return_the_game_gave(name):
+    g = load_game(name)
+    d = play_chunk(g, make_agent("heuristic", g, seed=0), SearchPolicy(g, seed=0), games=2, seed=5, explore=0.0)
+    n = len(d["action"])
+    assert set(d) == set(ARRAYS) and n > 0 and all(len(d[k]) == n for k in ARRAYS)
+    scored = np.isfinite(d["q"])
+    searched = scored.sum(axis=1) > 1
+    assert searched.any() and (scored <= d["mask"]).all()
+    # every legal action of a searched decision is scored, and nothing where search is not asked
+    assert (scored[searched] == d["mask"][searched]).all() and not scored[~searched].any()
+    assert (d["mask"].sum(axis=1) > 1).all()  # decisions without a choice are not recorded
+    # the score of the heuristic's own move is one rollout of the same play: the real return, exactly
+    played = d["q"][np.arange(n), d["action"].astype(int)]
+    assert np.array_equal(played[searched], d["ret"][searched])
+
+
+def test_sproytes_exchange_is_kept_without_scores():
+    g = load_game("sproyte")
+    d = play_chunk(g, make_agent("heuristic", g, seed=0), SearchPolicy(g, seed=0), games=2, seed=1, explore=0.0)
+    names = [g.action_names[int(a)] for a in d["action"][np.isfinite(d["q"]).sum(axis=1) == 0]]
+    assert names and all(a.startswith("discard:") or a == "done" for a in names)
+
+
+def test_exploration_plays_other_moves_and_bad_shares_are_refused(tmp_path):
+    g = load_game("spokelse")
+    d = play_chunk(g, make_agent("heuristic", g, seed=0), SearchPolicy(g, seed=0), games=3, seed=2, explore=1.0)
+    advice = make_agent("heuristic", g, seed=0)
+    size = g.layout.size
+    moves = [
+        advice.act({"observation": x[:size], "unseen": x[size:], "action_mask": m.astype(np.int8)})
+        for x, m in zip(d["obs"], d["mask"], strict=True)
+    ]
+    assert (np.asarray(moves) != d["action"]).any() and d["mask"][np.arange(len(moves)), d["action"]].all()
+    with pytest.raises(ValueError, match=r"explore must be in \[0, 1\], got 1.5"):
+        collect("spokelse", tmp_path / "x", minutes=1, explore=1.5)
+    assert not (tmp_path / "x").exists()
+
+
+def test_advantage_targets_are_gains_over_the_advisors_move():
+    A = 4
+    mask = np.array([[1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0]], dtype=bool)
+    q = np.full((3, A), np.nan, dtype=np.float32)
+    q[0, :3] = [1.0, 3.0, 0.5]  # searched; the advisor plays action 0
+    advisor = np.zeros((3, A), dtype=np.float32)
+    advisor[[0, 1, 2], [0, 1, 0]] = 1
+    data = {"q": q, "mask": mask, "obs": np.concatenate([np.zeros((3, 5), np.float32), advisor], axis=1)}
+    t, w = advantage_targets(data, A, margin=0.25)
+    assert np.allclose(t[0], [0.0, 1.75, -0.75, 0.0]) and np.array_equal(w[0], [1, 1, 1, 0])
+    # not searched: the advisor's move (action 1) is taught 0, the other legal action -1 (less the margin)
+    assert np.allclose(t[1], [-1.25, 0.0, 0.0, 0.0]) and np.array_equal(w[1], [1, 1, 0, 0])
+    assert not w[2].any()  # no choice: nothing to teach
+    q[0, 0] = np.nan
+    with pytest.raises(ValueError, match="advisor's move scored"):
+        advantage_targets(data, A, margin=0.0)
+
+
+def test_regret_is_the_score_given_up_against_the_best_scored_action():
+    q = np.array([[1.0, 3.0, np.nan], [2.0, 2.0, 0.0], [5.0, np.nan, np.nan]], dtype=np.float32)
+    assert regret(np.array([0, 2, 0]), q) == pytest.approx((2.0 + 2.0) / 2)  # the single-score row is left out
+
+
+def test_oracle_data_distils_with_the_advantage_target_into_weights_that_play(tmp_path):
+    out = tmp_path / "data"
+    assert collect("sproyte", out, minutes=5, explore=0.1, max_chunks=1) == 1
+    assert collect("sproyte", out, minutes=5, explore=0.1, max_chunks=1) == 0  # resumes: nothing redone
+    data, meta = load_chunks(out)
+    assert meta["games"] == 10 and meta["decisions"] == len(data["action"])
+    w = tmp_path / "s.npz"
+    distill.main(["sproyte", "--data", str(out), "--out", str(w), "--epochs", "2", "--hidden", "16",
+                  "--advisor", "heuristic_v0", "--target", "advantage", "--margin", "0.1"])  # fmt: skip
+    source = read_weights(w).meta["source"]
+    assert source["target"] == "advantage" and source["margin"] == 0.1
+    assert np.isfinite(source["regret"]) and np.isfinite(source["advisor_regret"])
+    g = load_game("sproyte")
+    student = make_agent(str(w), g, seed=0)
+    e = g.new_state()
+    e.new_episode(np.random.default_rng(3))
+    while not (e.terminal or e.truncated):
+        obs = e.observation(e.current_player)
+        a = student.act(obs)
+        assert obs["action_mask"][a]
+        e.step(a)
+
+
+def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        distill.main(["sproyte", "--data", str(tmp_path), "--out", str(tmp_path / "w.npz"), "--target", "advantage"])
+    assert "--target advantage needs --advisor" in capsys.readouterr().err
+    assert not (tmp_path / "w.npz").exists()

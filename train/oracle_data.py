@@ -1,0 +1,159 @@
+"""Oracle teacher data: every action of a decision scored by one rollout in the *real* deal.
+
+Search (``search_v0``) estimates each action's value by averaging heuristic rollouts over
+worlds it samples from a belief: tens to hundreds of worlds per decision, about 10,000
+decisions an hour of a core in Sprøyte, and its own noise is most of what a student learns
+from it (``benchmarks/guided_search.py --consistency``). Here the averaging moves into the
+student instead:
+
+* the game is played by the heuristic in every seat (with ``explore``, a seat sometimes plays a
+  random legal move, so the positions a student's own departures lead to are seen too);
+* at every decision of a stage search would search, each legal action is applied to a clone of
+  the **live** engine (the hidden cards as they really are) and played out once to the end of
+  the episode by the heuristic, all actions with the same random stream (paired);
+* ``q`` holds each action's score (the seat's reward from the decision on), NaN elsewhere; a
+  decision of a stage search leaves to the heuristic (Sprøyte's exchange) is kept with no
+  scores, so a student still learns to play the heuristic's move there.
+
+One such score is a noisy sample of the action's value given the observation, but an unbiased
+one, drawn from the real distribution of hidden cards behind that observation (the belief search
+can only approximate). A network regressing the scores' differences (``train.distill --target
+advantage``) therefore estimates what search with a perfect belief and unlimited worlds would
+compute, from about fifty times as many decisions per core-hour as search gives. The scores
+read hidden cards, so they are training targets only: the student sees the observation (and
+``unseen``) alone, as any agent.
+
+Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
+:func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
+train.oracle_data GAME --out DIR --minutes M [--start J --step K] [--explore 0.05]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import make_agent
+from agents.search import SearchPolicy
+from kortmiljo.core.engine import Engine
+from kortmiljo.core.files import atomic_write
+from kortmiljo.core.game import Game
+from kortmiljo.core.registry import load_game
+from kortmiljo.env.training import flat_observation
+from train.expert_data import CHUNK_GAMES, write_chunk
+
+MAX_ROLLOUT_STEPS = 20_000  # a guard, as in search: no game gets there
+
+
+def rollout(engine: Engine, seat: int, action: int, heuristic, rng_seed: int) -> float:
+    """``seat``'s reward from ``action`` to the end of the episode, every seat then played by the heuristic."""
+    sim = engine.clone()
+    sim.rng = np.random.default_rng(rng_seed)  # later deals: the same stream for every action (paired)
+    sim.step(action)
+    total = float(sim.rewards[seat])
+    fast = heuristic.act_seat
+    steps = 0
+    while not (sim.terminal or sim.truncated) and steps < MAX_ROLLOUT_STEPS:
+        sim.step(fast(sim, sim.current_player))
+        total += float(sim.rewards[seat])
+        steps += 1
+    return total
+
+
+def play_chunk(game: Game, heuristic, stages: SearchPolicy, games: int, seed: int, explore: float) -> dict:
+    """``games`` heuristic games; the arrays of every decision with an oracle score per action."""
+    rng = np.random.default_rng(seed)
+    heuristic.seed(int(rng.integers(2**63)))
+    e = game.new_state()
+    n, A = game.num_players, game.num_actions
+    X, M, ACT, Q, S, ID, R = [], [], [], [], [], [], []
+    for gi in range(games):
+        e.new_episode(rng)
+        total = np.zeros(n)
+        before, seats = [], []
+        while not (e.terminal or e.truncated):
+            p = e.current_player
+            o = e.observation(p)
+            legal = np.flatnonzero(o["action_mask"])
+            a = int(heuristic.act_seat(e, p))
+            if len(legal) > 1:
+                q = np.full(A, np.nan, dtype=np.float32)
+                if stages.stage_settings([int(x) for x in legal])[1]["search"]:
+                    stream = int(rng.integers(2**63))
+                    for b in legal:
+                        q[b] = rollout(e, p, int(b), heuristic, stream)
+                X.append(flat_observation(o))
+                M.append(o["action_mask"].astype(bool))
+                Q.append(q)
+                S.append(p)
+                ID.append(gi)
+                before.append(total[p])
+                seats.append(p)
+                if explore > 0 and rng.random() < explore:
+                    a = int(rng.choice(legal))
+                ACT.append(a)
+            e.step(a)
+            total += np.asarray(e.rewards, dtype=np.float64)
+        R.extend(float(total[s] - b) for s, b in zip(seats, before, strict=True))
+    return {
+        "obs": np.asarray(X, dtype=np.float32).reshape(len(X), -1),
+        "mask": np.asarray(M, dtype=bool).reshape(len(M), A),
+        "action": np.asarray(ACT, dtype=np.int16),
+        "q": np.asarray(Q, dtype=np.float32).reshape(len(Q), A),
+        "ret": np.asarray(R, dtype=np.float32),
+        "seat": np.asarray(S, dtype=np.int8),
+        "game": np.asarray(ID, dtype=np.int32),
+    }
+
+
+def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, step: int = 1, explore: float = 0.05,
+            max_chunks: int = 1_000_000, config: dict | None = None) -> int:  # fmt: skip
+    """Write chunks ``start, start + step, ...`` into ``out`` until ``minutes`` run out (existing ones are
+    skipped, so a collection resumes and several processes can share a folder); returns chunks written."""
+    if not 0.0 <= explore <= 1.0:
+        raise ValueError(f"explore must be in [0, 1], got {explore}")
+    game = load_game(game_name, **(config or {}))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"fingerprint": game.fingerprint(), "teacher": "oracle rollouts (train/oracle_data.py)", "explore": explore}
+    atomic_write(out / "meta.json", json.dumps(meta, indent=1))
+    stages = SearchPolicy(game, seed=0)  # which stages search searches: those get labels
+    t_end = time.time() + minutes * 60
+    written = 0
+    for j in range(start, max_chunks, step):
+        if time.time() >= t_end:
+            break
+        path = out / f"chunk_{j:05d}.npz"
+        if path.exists():
+            continue
+        t = time.perf_counter()
+        heuristic = make_agent("heuristic", game, seed=j)
+        arrays = play_chunk(game, heuristic, stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore)
+        info = {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, "teacher": "oracle", "explore": explore}
+        write_chunk(path, arrays, info)
+        written += 1
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m train.oracle_data", description=__doc__.split("\n")[0])
+    p.add_argument("game")
+    p.add_argument("--out", required=True)
+    p.add_argument("--minutes", type=float, default=10.0)
+    p.add_argument("--start", type=int, default=0)
+    p.add_argument("--step", type=int, default=1)
+    p.add_argument("--explore", type=float, default=0.05, help="share of labelled decisions played at random")
+    a = p.parse_args(argv)
+    try:
+        n = collect(a.game, a.out, a.minutes, a.start, a.step, a.explore)
+    except ValueError as err:
+        p.error(str(err))
+    print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")
+
+
+if __name__ == "__main__":
+    main()
