@@ -102,13 +102,14 @@ def with_advice(game, data: dict[str, np.ndarray], advisor: str, batch: int = 40
     from agents.registry import make_agent
 
     agent = make_agent(advisor, game, seed=0)
-    size = game.layout.size
-    parts = []
-    for k in range(0, len(data["obs"]), batch):
+    size, (n, width) = game.layout.size, data["obs"].shape
+    out = np.empty((n, width + game.num_actions), dtype=np.float32)  # filled in place: oracle data runs to GBs
+    for k in range(0, n, batch):
         X, M = data["obs"][k : k + batch], data["mask"][k : k + batch]
         obs = {"observation": X[:, :size], "unseen": X[:, size:], "action_mask": M.astype(np.int8)}
-        parts.append(np.concatenate([X, advice(agent, obs, game.num_actions)], axis=1))
-    return {**data, "obs": np.concatenate(parts) if parts else data["obs"]}
+        out[k : k + batch, :width] = X
+        out[k : k + batch, width:] = advice(agent, obs, game.num_actions)
+    return {**data, "obs": out}
 
 
 def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
