@@ -50,7 +50,7 @@ from .trained import fingerprint_differences
 
 FORMAT = "kortmiljo-mlp/1"
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
-PRETRAINED_VERSIONS = (1,)
+PRETRAINED_VERSIONS = (1, 2)  # a version is never retrained: published results (kb1's pool) name one
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0, out=x)}
 MAX_BYTES = 64 << 20  # far above any reference net (a 512-512 MLP on 800 inputs is 3 MB)
 
@@ -65,6 +65,12 @@ def weights_path(game_name: str, version: int = 1) -> Path:
 def shipped(version: int = 1) -> list[str]:
     """The games with shipped ``pretrained_v<version>`` weights."""
     return sorted(p.name[: -len(f"_v{version}.npz")] for p in WEIGHTS_DIR.glob(f"*_v{version}.npz"))
+
+
+def newest_version(game_name: str) -> int | None:
+    """The newest ``pretrained_v<N>`` that ships for the game (what ``pretrained`` names), or None."""
+    have = [v for v in PRETRAINED_VERSIONS if weights_path(game_name, v).exists()]
+    return max(have) if have else None
 
 
 # ---- writing and reading --------------------------------------------------------------------------
@@ -346,5 +352,5 @@ def pretrained_policy(game: Game, version: int = 1, seed: int | None = None, det
     return MLPPolicy(game, w, seed=seed, deterministic=deterministic, name=f"pretrained_v{version}")
 
 
-__all__ = ["FORMAT", "MLPPolicy", "Weights", "check_weights", "load_mlp_policy", "pretrained_policy",
+__all__ = ["FORMAT", "MLPPolicy", "Weights", "check_weights", "load_mlp_policy", "newest_version", "pretrained_policy",
            "read_weights", "save_weights", "shipped", "weights_path"]  # fmt: skip

@@ -2,8 +2,9 @@
 
 Names (every game): ``random``; ``heuristic`` (= the newest ``heuristic_vN`` of the game, from
 :mod:`agents.catalog`); ``search`` (= ``search_v0``, determinized Monte Carlo over the game's
-heuristic, or over random play where it has none); ``pretrained`` (= ``pretrained_v1``, the
-numpy MLP whose weights ship in ``agents/weights/<game>_v1.npz``, :mod:`agents.pretrained`).
+heuristic, or over random play where it has none); ``pretrained`` (= the newest ``pretrained_vN``
+that ships for the game, a numpy MLP whose weights lie in ``agents/weights/<game>_vN.npz``,
+:mod:`agents.pretrained`).
 Versioned names keep published results comparable when a newer version lands.
 
 Specs that name a file or code (docs/agents.md), checked in this order after the names:
@@ -51,18 +52,19 @@ __all__ = [
 AGENT_NAMES = ("random", "heuristic", "search", "pretrained", "ppo:PATH", "rllib:PATH")
 SPEC_KINDS = ("ppo:PATH", "rllib:PATH", "PATH.zip", "PATH.npz", "module:attr", "file.py:attr")
 # every kind of agent, as the command lines' help lists them (one source for eval, play, benchmark)
-AGENT_KINDS = ("random", "heuristic[_vN]", "search[_v0]", "pretrained[_v1]", *SPEC_KINDS)
+AGENT_KINDS = ("random", "heuristic[_vN]", "search[_v0]", "pretrained[_vN]", *SPEC_KINDS)
 AGENT_HELP = ", ".join(AGENT_KINDS)
-PRETRAINED_NEWEST = 1
-
 
 def resolve_name(name: str, game: str) -> str:
     """``heuristic`` → the game's newest ``heuristic_vN``; ``search`` → ``search_v0``;
-    ``pretrained`` → ``pretrained_v1``; others unchanged."""
+    ``pretrained`` → the game's newest shipped ``pretrained_vN`` (``pretrained_v1`` where none ships,
+    which is then refused with the games that have one); others unchanged."""
     if name == "heuristic":
         return newest_heuristic(game) or "heuristic_v0"
     if name == "pretrained":
-        return f"pretrained_v{PRETRAINED_NEWEST}"
+        from .pretrained import newest_version
+
+        return f"pretrained_v{newest_version(game) or 1}"
     return "search_v0" if name == "search" else name
 
 
@@ -73,7 +75,7 @@ def _pretrained_names(game: str) -> list[str]:
     versions = [v for v in PRETRAINED_VERSIONS if game in shipped(v)]
     if not versions:
         return []
-    return [*(["pretrained"] if PRETRAINED_NEWEST in versions else []), *(f"pretrained_v{v}" for v in versions)]
+    return ["pretrained", *(f"pretrained_v{v}" for v in versions)]
 
 
 def available_agents(game: str) -> list[str]:

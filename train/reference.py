@@ -1,4 +1,4 @@
-"""The recipe of the ``pretrained_v1`` reference agents, end to end, with the time of each stage.
+"""The recipes of the ``pretrained_v1`` and ``pretrained_v2`` reference agents, end to end, with the time of each stage.
 
 1. **Teacher games** (:mod:`train.expert_data`): ``--teacher`` (``search_v0``; the heuristic in
    Spøkelse, where search is at par with it and costs 4,000 times more: ``--teacher heuristic
@@ -11,6 +11,11 @@
    and outcomes, written as numpy weights; ``--advisor heuristic_v0`` gives it the heuristic's
    move as an input, ``--warm DIR`` fits cheaper teacher data (heuristic games) first.
 3. **Check**: a duplicate-deal tournament of the student against the heuristic.
+
+``--teacher oracle`` is ``pretrained_v2``'s recipe: the teacher games are
+:mod:`train.oracle_data`'s (heuristic games in which every action is scored by one paired rollout
+in the real deal; ``--explore`` of the moves random), and the student regresses those scores over
+the heuristic's move (``train.distill --advisor heuristic_v0 --target advantage --margin M``).
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
@@ -29,33 +34,46 @@ from kortmiljo.core.files import atomic_write
 
 
 def _collect(job):
-    from train.expert_data import collect
+    from train import expert_data, oracle_data
 
     args, kwargs = job
-    return collect(*args, **kwargs)
+    if kwargs.pop("oracle", False):
+        return oracle_data.collect(*args, **kwargs)
+    return expert_data.collect(*args, **kwargs)
 
 
 def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
         hidden: str = "256,256", teacher: str = "search", share: float = 0.75, prior: str | None = None,
-        prior_top: int = 2, advisor: str | None = None, warm: str | None = None) -> dict:  # fmt: skip
+        prior_top: int = 2, advisor: str | None = None, warm: str | None = None, margin: float = 0.1,
+        explore: float = 0.05) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
     from train import distill
     from train.expert_data import load_chunks
 
+    oracle = teacher == "oracle"
+    if oracle:
+        advisor = advisor or "heuristic_v0"  # the scores are taught relative to its move
     report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "prior": prior, "prior_top": prior_top,
                     "advisor": advisor, "warm": warm, "stages": {}}  # fmt: skip
+    if oracle:
+        report.update(margin=margin, explore=explore)
     t = time.time()
     if collect_minutes > 0:
-        guide = {"prior": prior, "prior_top": prior_top}
-        jobs = [((game, data, collect_minutes, teacher, share, w, workers), guide) for w in range(workers)]
+        if oracle:
+            jobs = [((game, data, collect_minutes, w, workers, explore), {"oracle": True}) for w in range(workers)]
+        else:
+            guide = {"prior": prior, "prior_top": prior_top}
+            jobs = [((game, data, collect_minutes, teacher, share, w, workers), guide) for w in range(workers)]
         with mp.get_context("spawn").Pool(workers) as pool:
             pool.map(_collect, jobs)
     _, meta = load_chunks(data)
     report["stages"]["teacher_games"] = {"wall_seconds": round(time.time() - t), **meta}
     t = time.time()
     extra = [*(["--advisor", advisor] if advisor else []), *(["--warm", warm] if warm else [])]
+    if oracle:
+        extra += ["--target", "advantage", "--margin", str(margin)]
     distill.main([game, "--data", data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
                   "--threads", str(workers), *extra])  # fmt: skip
     report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
@@ -80,18 +98,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--hidden", default="256,256")
     p.add_argument("--check-games", type=int, default=600)
-    p.add_argument("--teacher", default="search", help="the agent imitated (default search)")
+    p.add_argument("--teacher", default="search", help="the agent imitated (default search), or oracle (v2's recipe)")
     p.add_argument("--teacher-share", type=float, default=0.75, help="chance that a seat is the teacher's")
     p.add_argument("--prior", default=None, help="a student that guides the teacher's search (stage 2)")
     p.add_argument("--prior-top", type=int, default=2)
     p.add_argument("--advisor", default=None, help="an agent whose move is a student input (heuristic_v0)")
     p.add_argument("--warm", default=None, help="cheaper teacher data fitted first (folders, comma-separated)")
+    p.add_argument("--margin", type=float, default=0.1, help="--teacher oracle: the student's margin (train.distill)")
+    p.add_argument("--explore", type=float, default=0.05, help="--teacher oracle: share of random moves")
     a = p.parse_args(argv)
-    data = a.data or str(Path("runs") / "expert" / a.game / "data")
-    out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v1.npz")
+    oracle = a.teacher == "oracle"
+    data = a.data or str(Path("runs") / ("oracle" if oracle else "expert") / a.game / "data")
+    version = 2 if oracle else 1
+    out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v{version}.npz")
     report = run(
         a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
-        a.prior, a.prior_top, a.advisor, a.warm,
+        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore,
     )  # fmt: skip
     print(json.dumps(report, indent=1))
 

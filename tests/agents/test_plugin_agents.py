@@ -425,14 +425,16 @@ def test_an_npz_path_is_the_weights_loader(tmp_path):
 
 @pytest.mark.parametrize("game", ["spokelse", "sproyte", "femkortskille"])
 def test_pretrained_names(game):
-    from agents.pretrained import shipped
+    from agents.pretrained import PRETRAINED_VERSIONS, newest_version, shipped
 
     names = available_agents(game)
     if game in shipped(1):
-        assert {"pretrained", "pretrained_v1"} <= set(names)
-        for name in ("pretrained", "pretrained_v1"):
+        versions = [v for v in PRETRAINED_VERSIONS if game in shipped(v)]
+        assert {"pretrained", *(f"pretrained_v{v}" for v in versions)} <= set(names)
+        assert newest_version(game) == max(versions)  # ``pretrained`` is the newest that ships for the game
+        for name in ("pretrained", *(f"pretrained_v{v}" for v in versions)):
             p = make_agent(name, game, seed=0)
-            assert p.name == "pretrained_v1"
+            assert p.name == (f"pretrained_v{max(versions)}" if name == "pretrained" else name)
             obs = observations(game, 5)
             assert all(o["action_mask"][p.act(o)] for o in obs)
     else:
@@ -481,7 +483,7 @@ def test_help_lists_every_kind(command, capsys):
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     for kind in AGENT_KINDS:
         assert kind in text, (command, kind)
-    assert "random, heuristic[_vN], search[_v0], pretrained[_v1], ppo:PATH, rllib:PATH, PATH.zip, PATH.npz, " \
+    assert "random, heuristic[_vN], search[_v0], pretrained[_vN], ppo:PATH, rllib:PATH, PATH.zip, PATH.npz, " \
         "module:attr, file.py:attr" in text  # fmt: skip
 
 

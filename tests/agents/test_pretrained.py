@@ -196,8 +196,8 @@ def test_pretrained_v1_plays_whole_games_legally(name):
 def test_pretrained_v1_is_refused_for_another_configuration():
     with pytest.raises(ValueError, match="trained for its default configuration only, not num_players=3"):
         pretrained_policy(load_game("spokelse", num_players=3))
-    with pytest.raises(ValueError, match="pretrained_v2 does not exist"):
-        pretrained_policy(load_game("spokelse"), version=2)
+    with pytest.raises(ValueError, match="pretrained_v9 does not exist"):
+        pretrained_policy(load_game("spokelse"), version=9)
 
 
 def test_pretrained_plays_without_torch_or_sb3():

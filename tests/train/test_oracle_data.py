@@ -108,3 +108,15 @@ def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tm
         distill.main(["sproyte", "--data", str(tmp_path), "--out", str(tmp_path / "w.npz"), "--target", "advantage"])
     assert "--target advantage needs --advisor" in capsys.readouterr().err
     assert not (tmp_path / "w.npz").exists()
+
+
+def test_the_oracle_recipe_runs_end_to_end(tmp_path):
+    from train.reference import run
+
+    out = tmp_path / "v2.npz"
+    report = run("femkortskille", collect_minutes=0.01, workers=1, data=str(tmp_path / "data"), out=str(out),
+                 epochs=1, check_games=8, hidden="16", teacher="oracle", margin=0.2)  # fmt: skip
+    assert report["advisor"] == "heuristic_v0" and report["margin"] == 0.2 and report["explore"] == 0.05
+    assert report["stages"]["teacher_games"]["chunks"] >= 1 and report["stages"]["check"]["games"] >= 8
+    source = read_weights(out).meta["source"]
+    assert source["target"] == "advantage" and source["margin"] == 0.2 and source["advisor"] == "heuristic_v0"
