@@ -320,7 +320,11 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
     if not (report["value_r2"] or 0) > 0:  # no better than a constant: a value it shows would mislead
         print(f"the critic explains none of the held-out returns' variance (R² {report['value_r2']}); not kept")
         critic = []
-    source = {"recipe": "search distillation (train/distill.py)", "hidden": hidden, "epochs": a.epochs,
+    recipe = {
+        "policy": "search distillation (train/distill.py)",
+        "advantage": "score regression over the advisor's move (train/distill.py --target advantage)",
+    }[a.target]
+    source = {"recipe": recipe, "hidden": hidden, "epochs": a.epochs,
               "soft": a.soft, "temperature": a.temperature, "advisor": a.advisor, "target": a.target,
               **({"margin": a.margin} if a.target == "advantage" else {}), **info,
               **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
