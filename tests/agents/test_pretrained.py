@@ -21,6 +21,7 @@ from agents.pretrained import (
     read_weights,
     save_weights,
     shipped,
+    weights_path,
 )
 from kortmiljo.core.registry import load_game
 
@@ -173,11 +174,19 @@ def test_every_game_ships_pretrained_v1():
     assert set(shipped(1)) == set(GAMES)
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_pretrained_v1_plays_whole_games_legally(name):
+def test_pretrained_v2_ships_where_the_oracle_teacher_beat_v1():
+    assert shipped(2) == ["femkortskille", "sproyte"]  # Spøkelse's heuristic is near its ceiling: v1 stays
+    for name in shipped(2):
+        source = read_weights(weights_path(name, 2)).meta["source"]
+        assert read_weights(weights_path(name, 2)).meta["advisor"] == "heuristic_v0"
+        assert source["target"] == "advantage" and "oracle" in source["recipe"]
+
+
+@pytest.mark.parametrize("name,version", [(g, v) for v in (1, 2) for g in GAMES if g in shipped(v)])
+def test_pretrained_plays_whole_games_legally(name, version):
     game = load_game(name)
-    policy = pretrained_policy(game, seed=0)
-    assert isinstance(policy, MLPPolicy) and policy.name == "pretrained_v1"
+    policy = pretrained_policy(game, version=version, seed=0)
+    assert isinstance(policy, MLPPolicy) and policy.name == f"pretrained_v{version}"
     assert policy.weights.meta["source"]["recipe"]
     rng = np.random.default_rng(0)
     e = game.new_state()
@@ -212,9 +221,9 @@ def test_pretrained_plays_without_torch_or_sb3():
         "from agents.registry import make_agent\n"
         "from agents.tournament import run_tournament\n"
         "for g in ('spokelse', 'sproyte', 'femkortskille'):\n"
-        "    p = make_agent('pretrained_v1', g, seed=0)\n"
-        "    r = run_tournament(g, [p, 'random'], games=4, progress=False)\n"
-        "    assert r['games'] >= 4, r\n"
+        "    for name in ('pretrained_v1', 'pretrained'):  # the newest (v2, with its heuristic advisor) too\n"
+        "        r = run_tournament(g, [make_agent(name, g, seed=0), 'random'], games=4, progress=False)\n"
+        "        assert r['games'] >= 4, r\n"
         "print('ok', sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'stable_baselines3')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
