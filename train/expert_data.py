@@ -77,6 +77,11 @@ def play_chunk(game: Game, teacher, heuristic, games: int, seed: int, teacher_sh
             e.step(a)
             total += np.asarray(e.rewards, dtype=np.float64)
         R.extend(float(total[p] - b) for p, b in zip(seats, before, strict=True))
+    return chunk_arrays(X, M, ACT, Q, R, S, ID, A)
+
+
+def chunk_arrays(X: list, M: list, ACT: list, Q: list, R: list, S: list, ID: list, A: int) -> dict[str, np.ndarray]:
+    """A chunk's arrays (:data:`ARRAYS`) from the per-decision lists a collector gathers."""
     return {
         "obs": np.asarray(X, dtype=np.float32).reshape(len(X), -1),
         "mask": np.asarray(M, dtype=bool).reshape(len(M), A),
@@ -118,28 +123,37 @@ def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "sea
     """Write chunks ``start, start + step, ...`` into ``out`` until ``minutes`` run out; returns chunks written."""
     game = load_game(game_name, **(config or {}))
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     meta = {"fingerprint": game.fingerprint(), "teacher": teacher, "teacher_share": teacher_share}
     guide: dict = {}
     if prior:
         guide = {"prior": make_agent(prior, game, seed=0), "prior_top": prior_top}
         meta.update(prior=prior, prior_top=prior_top)
+
+    def play(j: int) -> dict[str, np.ndarray]:
+        teacher_j = make_agent(teacher, game, seed=j, **guide)
+        return play_chunk(game, teacher_j, make_agent("heuristic", game, seed=j + 1), CHUNK_GAMES, 1_000_003 * 17 + j,
+                          teacher_share)  # fmt: skip
+
+    return write_chunks(out, meta, minutes, range(start, max_chunks, step), play, {"teacher": teacher, "prior": prior})
+
+
+def write_chunks(out: Path, meta: dict, minutes: float, numbers: range, play, info: dict) -> int:
+    """``meta.json``, then chunk ``j`` = ``play(j)`` for each ``j`` of ``numbers`` not on disk yet, until
+    ``minutes`` run out (so a collection resumes, and processes with disjoint numbers share a folder);
+    returns the chunks written."""
+    out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "meta.json", json.dumps(meta, indent=1))
     t_end = time.time() + minutes * 60
     written = 0
-    for j in range(start, max_chunks, step):
+    for j in numbers:
         if time.time() >= t_end:
             break
         path = out / f"chunk_{j:05d}.npz"
         if path.exists():
             continue
         t = time.perf_counter()
-        arrays = play_chunk(
-            game, make_agent(teacher, game, seed=j, **guide), make_agent("heuristic", game, seed=j + 1), CHUNK_GAMES,
-            1_000_003 * 17 + j, teacher_share,
-        )  # fmt: skip
-        info = {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, "teacher": teacher, "prior": prior}
-        write_chunk(path, arrays, info)
+        arrays = play(j)
+        write_chunk(path, arrays, {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, **info})
         written += 1
     return written
 

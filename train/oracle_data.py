@@ -31,8 +31,6 @@ train.oracle_data GAME --out DIR --minutes M [--start J --step K] [--explore 0.0
 from __future__ import annotations
 
 import argparse
-import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +38,10 @@ import numpy as np
 from agents.registry import make_agent
 from agents.search import SearchPolicy
 from kortmiljo.core.engine import Engine
-from kortmiljo.core.files import atomic_write
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
 from kortmiljo.env.training import flat_observation
-from train.expert_data import CHUNK_GAMES, write_chunk
+from train.expert_data import CHUNK_GAMES, chunk_arrays, write_chunks
 
 MAX_ROLLOUT_STEPS = 20_000  # a guard, as in search: no game gets there
 
@@ -99,15 +96,7 @@ def play_chunk(game: Game, heuristic, stages: SearchPolicy, games: int, seed: in
             e.step(a)
             total += np.asarray(e.rewards, dtype=np.float64)
         R.extend(float(total[s] - b) for s, b in zip(seats, before, strict=True))
-    return {
-        "obs": np.asarray(X, dtype=np.float32).reshape(len(X), -1),
-        "mask": np.asarray(M, dtype=bool).reshape(len(M), A),
-        "action": np.asarray(ACT, dtype=np.int16),
-        "q": np.asarray(Q, dtype=np.float32).reshape(len(Q), A),
-        "ret": np.asarray(R, dtype=np.float32),
-        "seat": np.asarray(S, dtype=np.int8),
-        "game": np.asarray(ID, dtype=np.int32),
-    }
+    return chunk_arrays(X, M, ACT, Q, R, S, ID, A)
 
 
 def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, step: int = 1, explore: float = 0.05,
@@ -117,26 +106,14 @@ def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, ste
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must be in [0, 1], got {explore}")
     game = load_game(game_name, **(config or {}))
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     meta = {"fingerprint": game.fingerprint(), "teacher": "oracle rollouts (train/oracle_data.py)", "explore": explore}
-    atomic_write(out / "meta.json", json.dumps(meta, indent=1))
     stages = SearchPolicy(game, seed=0)  # which stages search searches: those get labels
-    t_end = time.time() + minutes * 60
-    written = 0
-    for j in range(start, max_chunks, step):
-        if time.time() >= t_end:
-            break
-        path = out / f"chunk_{j:05d}.npz"
-        if path.exists():
-            continue
-        t = time.perf_counter()
-        heuristic = make_agent("heuristic", game, seed=j)
-        arrays = play_chunk(game, heuristic, stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore)
-        info = {"seconds": time.perf_counter() - t, "games": CHUNK_GAMES, "teacher": "oracle", "explore": explore}
-        write_chunk(path, arrays, info)
-        written += 1
-    return written
+
+    def play(j: int) -> dict[str, np.ndarray]:
+        return play_chunk(game, make_agent("heuristic", game, seed=j), stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore)
+
+    return write_chunks(Path(out), meta, minutes, range(start, max_chunks, step), play,
+                        {"teacher": "oracle", "explore": explore})  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:

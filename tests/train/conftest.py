@@ -32,3 +32,16 @@ def tree(root: Path) -> dict[str, tuple[int, int]]:
         str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) if p.is_file() else (-1, 0)
         for p in root.rglob("*")
     }
+
+
+def plays_legally(game, policy, seed: int = 0) -> None:
+    """``policy`` plays one whole episode of ``game`` in every seat, only legal moves."""
+    import numpy as np
+
+    e = game.new_state()
+    e.new_episode(np.random.default_rng(seed))
+    while not (e.terminal or e.truncated):
+        obs = e.observation(e.current_player)
+        a = policy.act(obs)
+        assert obs["action_mask"][a]
+        e.step(a)

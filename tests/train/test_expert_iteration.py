@@ -17,6 +17,8 @@ from kortmiljo.env.training import flat_observation
 from train import distill
 from train.expert_data import ARRAYS, collect, load_chunks, play_chunk
 
+from .conftest import plays_legally
+
 
 def test_a_chunk_records_every_teacher_decision_with_its_scores_and_return():
     g = load_game("sproyte")
@@ -56,14 +58,7 @@ def test_collection_resumes_and_distils_into_weights_that_play(tmp_path):
     weights = read_weights(w)
     assert weights.meta["activation"] == "tanh" and weights.meta["source"]["games"] == 20
     g = load_game("spokelse")
-    student = make_agent(str(w), g, seed=0)
-    e = g.new_state()
-    e.new_episode(np.random.default_rng(0))
-    while not (e.terminal or e.truncated):
-        obs = e.observation(e.current_player)
-        a = student.act(obs)
-        assert obs["action_mask"][a]
-        e.step(a)
+    plays_legally(g, make_agent(str(w), g, seed=0), seed=0)
 
 
 def test_no_teacher_data_is_a_clear_error(tmp_path):

@@ -17,6 +17,8 @@ from train.distill import advantage_targets, regret
 from train.expert_data import ARRAYS, load_chunks
 from train.oracle_data import collect, play_chunk
 
+from .conftest import plays_legally
+
 
 @pytest.mark.parametrize("name", ["sproyte", "femkortskille", "spokelse"])
 def test_the_move_played_scores_the_return_the_game_gave(name):
@@ -93,14 +95,7 @@ def test_oracle_data_distils_with_the_advantage_target_into_weights_that_play(tm
     assert source["target"] == "advantage" and source["margin"] == 0.1
     assert np.isfinite(source["regret"]) and np.isfinite(source["advisor_regret"])
     g = load_game("sproyte")
-    student = make_agent(str(w), g, seed=0)
-    e = g.new_state()
-    e.new_episode(np.random.default_rng(3))
-    while not (e.terminal or e.truncated):
-        obs = e.observation(e.current_player)
-        a = student.act(obs)
-        assert obs["action_mask"][a]
-        e.step(a)
+    plays_legally(g, make_agent(str(w), g, seed=0), seed=3)
 
 
 def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tmp_path, capsys):
