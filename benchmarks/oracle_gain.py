@@ -9,9 +9,9 @@ gain of a departure and their sum per game with its standard error.
 The sum is the margin that the agent's departures would earn were every later move the
 heuristic's, and it tracks the game margin where departures are sparse: ``search_v0`` in Sprøyte
 departs 2.6 times a game for +0.105 each, +0.273 ± 0.096 a game over 150 games (``--agent search
---games 150``, 9 minutes of a shared core), against its +0.36 ± 0.12 on duplicate deals. A student that departs as often as search but gains
-little on each has learnt *where* search departs, not *what* it sees there. No agent sees the
-hidden cards; only this measurement does.
+--games 150``, 9 minutes of a shared core), against its +0.36 ± 0.12 on duplicate deals. A
+student that departs as often as search but gains little on each has learnt *where* search
+departs, not *what* it sees there. No agent sees the hidden cards; only this measurement does.
 
 ``python benchmarks/oracle_gain.py sproyte --agent pretrained [--games 600] [--seed 0]``
 """
