@@ -55,6 +55,7 @@ SPEC_KINDS = ("ppo:PATH", "rllib:PATH", "PATH.zip", "PATH.npz", "module:attr", "
 AGENT_KINDS = ("random", "heuristic[_vN]", "search[_v0]", "pretrained[_vN]", *SPEC_KINDS)
 AGENT_HELP = ", ".join(AGENT_KINDS)
 
+
 def resolve_name(name: str, game: str) -> str:
     """``heuristic`` → the game's newest ``heuristic_vN``; ``search`` → ``search_v0``;
     ``pretrained`` → the game's newest shipped ``pretrained_vN`` (``pretrained_v1`` where none ships,
