@@ -16,9 +16,9 @@ docs/records.md) when it ends, and also when the person quits (status ``unfinish
 atomically; its ``seats`` say ``human`` for the person's seat and the agent spec for the others.
 ``kortmiljo play --resume FILE`` plays a recorded game on from its last move: the same game,
 options and cards, the person in the seat its record marks ``human`` (or ``--seat``), the others
-played by ``--opponents`` if given, else by the agents its seats name (except a plug-in,
-``module:attr`` or ``file.py:attr``: a record must not choose code to run, so such a seat needs
-``--opponents``). With ``--record`` the game
+played by ``--opponents`` if given, else by the agents its seats name (except what runs code when
+loaded: a plug-in, ``module:attr`` or ``file.py:attr``, or a pickled ``ppo:``/``.zip``/``rllib:``
+model; a record must not choose code to run, so such a seat needs ``--opponents``). With ``--record`` the game
 is saved again, whole (the recorded moves and the new ones; the same file may be given to both).
 A record of a game that is over shows its final table. A file that is not a record that can be
 restored (missing, corrupt, of a newer format, redacted) ends with one line naming it.
@@ -169,13 +169,25 @@ def _make(g: Game, specs: dict[int, Any], seed: int) -> tuple[dict, dict]:
     return policies, {s: label(spec) for s, spec in specs.items()}
 
 
+# the spec kinds whose loading imports or unpickles code, and what each is called in the refusal
+RUNS_CODE = {
+    "file": "the plug-in",
+    "module": "the plug-in",
+    "ppo": "the SB3 model",
+    "zip": "the SB3 model",
+    "rllib": "the RLlib checkpoint",
+}
+
+
 def _from_record(spec: str, seat: int, path: str) -> str:
-    """A seat's agent as a record names it; refused where loading it would import code (a record
-    may come from anyone, and must not choose what runs here)."""
-    if spec_kind(re.sub(r"#\d+$", "", spec)) in ("file", "module"):
+    """A seat's agent as a record names it; refused where loading it would run code: a plug-in is
+    imported, an SB3 model or an RLlib checkpoint unpickled (a record may come from anyone, and must
+    not choose what runs here). Agent names and ``.npz`` weights (read without pickle) are taken."""
+    what = RUNS_CODE.get(spec_kind(re.sub(r"#\d+$", "", spec)) or "")
+    if what:
         raise ValueError(
-            f"{path}: player_{seat} was played by the plug-in {spec!r}, which runs code; a record does not choose "
-            f"that: give --opponents {spec} to play against it"
+            f"{path}: player_{seat} was played by {what} {spec!r}, which runs code when loaded; a record does not "
+            f"choose that: give --opponents {spec} to play against it"
         )
     return spec
 
