@@ -140,7 +140,15 @@ def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "sea
 def write_chunks(out: Path, meta: dict, minutes: float, numbers: range, play, info: dict) -> int:
     """``meta.json``, then chunk ``j`` = ``play(j)`` for each ``j`` of ``numbers`` not on disk yet, until
     ``minutes`` run out (so a collection resumes, and processes with disjoint numbers share a folder);
-    returns the chunks written."""
+    returns the chunks written. A folder holding another collection's data (a different ``meta``) is
+    refused, so that one folder never mixes teachers, policies or configurations."""
+    meta = json.loads(json.dumps(meta))  # as it reads back
+    if (out / "meta.json").exists():
+        old = json.loads((out / "meta.json").read_text())
+        if old != meta:
+            keys = ", ".join(sorted(k for k in old.keys() | meta.keys() if old.get(k) != meta.get(k)))
+            raise ValueError(f"{out} holds another collection's data (its meta.json differs in: {keys}); "
+                             "collect into a new folder, or into this one with the same settings")  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "meta.json", json.dumps(meta, indent=1))
     t_end = time.time() + minutes * 60

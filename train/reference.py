@@ -1,4 +1,4 @@
-"""The recipes of the ``pretrained_v1`` and ``pretrained_v2`` reference agents, end to end, with the time of each stage.
+"""The recipes of the ``pretrained_v1``, ``_v2`` and ``_v3`` reference agents, end to end, with the time of each stage.
 
 1. **Teacher games** (:mod:`train.expert_data`): ``--teacher`` (``search_v0``; the heuristic in
    Spøkelse, where search is at par with it and costs 4,000 times more: ``--teacher heuristic
@@ -16,6 +16,9 @@
 :mod:`train.oracle_data`'s (heuristic games in which every action is scored by one paired rollout
 in the real deal; ``--explore`` of the moves random), and the student regresses those scores over
 the heuristic's move (``train.distill --advisor heuristic_v0 --target advantage --margin M``).
+``--teacher oracle --policy pretrained_v2`` is ``pretrained_v3``'s: the same, with ``pretrained_v2``
+playing the games and the rollouts, so the scores are its action values and the student is one
+step of policy iteration beyond it (still with the heuristic as advisor).
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
@@ -45,7 +48,7 @@ def _collect(job):
 def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
         hidden: str = "256,256", teacher: str = "search", share: float = 0.75, prior: str | None = None,
         prior_top: int = 2, advisor: str | None = None, warm: str | None = None, margin: float = 0.1,
-        explore: float = 0.05) -> dict:  # fmt: skip
+        explore: float = 0.05, policy: str = "heuristic") -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
@@ -58,11 +61,12 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
     report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "prior": prior, "prior_top": prior_top,
                     "advisor": advisor, "warm": warm, "stages": {}}  # fmt: skip
     if oracle:
-        report.update(margin=margin, explore=explore)
+        report.update(margin=margin, explore=explore, policy=policy)
     t = time.time()
     if collect_minutes > 0:
         if oracle:
-            jobs = [((game, data, collect_minutes, w, workers, explore), {"oracle": True}) for w in range(workers)]
+            jobs = [((game, data, collect_minutes, w, workers, explore), {"oracle": True, "policy": policy})
+                    for w in range(workers)]  # fmt: skip
         else:
             guide = {"prior": prior, "prior_top": prior_top}
             jobs = [((game, data, collect_minutes, teacher, share, w, workers), guide) for w in range(workers)]
@@ -94,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--collect-minutes", type=float, default=60.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--data", default=None, help="teacher-data folder (default runs/expert/GAME/data)")
-    p.add_argument("--out", default=None, help="weights file (default agents/weights/GAME_v1.npz)")
+    p.add_argument("--out", default=None, help="weights file (default agents/weights/GAME_vN.npz, N the recipe's)")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--hidden", default="256,256")
     p.add_argument("--check-games", type=int, default=600)
@@ -106,14 +110,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--warm", default=None, help="cheaper teacher data fitted first (folders, comma-separated)")
     p.add_argument("--margin", type=float, default=0.1, help="--teacher oracle: the student's margin (train.distill)")
     p.add_argument("--explore", type=float, default=0.05, help="--teacher oracle: share of random moves")
+    p.add_argument("--policy", default="heuristic", help="--teacher oracle: the agent that plays and rolls out")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
-    data = a.data or str(Path("runs") / ("oracle" if oracle else "expert") / a.game / "data")
-    version = 2 if oracle else 1
+    version = (3 if a.policy != "heuristic" else 2) if oracle else 1  # search: v1; oracle: v2; with a policy: v3
+    teacher_dir = ("oracle" if version == 2 else f"oracle_{a.policy}") if oracle else "expert"
+    data = a.data or str(Path("runs") / teacher_dir / a.game / "data")
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v{version}.npz")
     report = run(
         a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
-        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore,
+        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy,
     )  # fmt: skip
     print(json.dumps(report, indent=1))
 

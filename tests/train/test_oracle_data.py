@@ -20,10 +20,11 @@ from train.oracle_data import collect, play_chunk
 from .conftest import plays_legally
 
 
+@pytest.mark.parametrize("policy", ["heuristic", "pretrained"])
 @pytest.mark.parametrize("name", ["sproyte", "femkortskille", "spokelse"])
-def test_the_move_played_scores_the_return_the_game_gave(name):
+def test_the_move_played_scores_the_return_the_game_gave(name, policy):
     g = load_game(name)
-    d = play_chunk(g, make_agent("heuristic", g, seed=0), SearchPolicy(g, seed=0), games=2, seed=5, explore=0.0)
+    d = play_chunk(g, make_agent(policy, g, seed=0), SearchPolicy(g, seed=0), games=2, seed=5, explore=0.0)
     n = len(d["action"])
     assert set(d) == set(ARRAYS) and n > 0 and all(len(d[k]) == n for k in ARRAYS)
     scored = np.isfinite(d["q"])
@@ -35,6 +36,11 @@ def test_the_move_played_scores_the_return_the_game_gave(name):
     # the score of the heuristic's own move is one rollout of the same play: the real return, exactly
     played = d["q"][np.arange(n), d["action"].astype(int)]
     assert np.array_equal(played[searched], d["ret"][searched])
+    # the moves played are the policy's own (a policy that reads observations plays and rolls out too)
+    agent, size = make_agent(policy, g, seed=0), g.layout.size
+    moves = [agent.act({"observation": x[:size], "unseen": x[size:], "action_mask": m.astype(np.int8)})
+             for x, m in zip(d["obs"], d["mask"], strict=True)]  # fmt: skip
+    assert np.array_equal(moves, d["action"])
 
 
 def test_sproytes_exchange_is_kept_without_scores():
@@ -57,6 +63,9 @@ def test_exploration_plays_other_moves_and_bad_shares_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"explore must be in \[0, 1\], got 1.5"):
         collect("spokelse", tmp_path / "x", minutes=1, explore=1.5)
     assert not (tmp_path / "x").exists()
+    with pytest.raises(ValueError, match="unknown agent 'nosuch' for spokelse"):
+        collect("spokelse", tmp_path / "y", minutes=1, policy="nosuch")
+    assert not (tmp_path / "y").exists()
 
 
 def test_advantage_targets_are_gains_over_the_advisors_move():
@@ -86,6 +95,10 @@ def test_oracle_data_distils_with_the_advantage_target_into_weights_that_play(tm
     out = tmp_path / "data"
     assert collect("sproyte", out, minutes=5, explore=0.1, max_chunks=1) == 1
     assert collect("sproyte", out, minutes=5, explore=0.1, max_chunks=1) == 0  # resumes: nothing redone
+    with pytest.raises(
+        ValueError, match=r"holds another collection's data \(its meta.json differs in: explore, policy\)"
+    ):
+        collect("sproyte", out, minutes=5, explore=0.2, max_chunks=2, policy="pretrained")
     data, meta = load_chunks(out)
     assert meta["games"] == 10 and meta["decisions"] == len(data["action"])
     w = tmp_path / "s.npz"
@@ -105,13 +118,15 @@ def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tm
     assert not (tmp_path / "w.npz").exists()
 
 
-def test_the_oracle_recipe_runs_end_to_end(tmp_path):
+@pytest.mark.parametrize("policy", ["heuristic", "pretrained_v2"])  # v2's recipe and v3's
+def test_the_oracle_recipe_runs_end_to_end(tmp_path, policy):
     from train.reference import run
 
-    out = tmp_path / "v2.npz"
+    out = tmp_path / "v.npz"
     report = run("femkortskille", collect_minutes=0.01, workers=1, data=str(tmp_path / "data"), out=str(out),
-                 epochs=1, check_games=8, hidden="16", teacher="oracle", margin=0.2)  # fmt: skip
+                 epochs=1, check_games=8, hidden="16", teacher="oracle", margin=0.2, policy=policy)  # fmt: skip
     assert report["advisor"] == "heuristic_v0" and report["margin"] == 0.2 and report["explore"] == 0.05
+    assert report["policy"] == policy
     assert report["stages"]["teacher_games"]["chunks"] >= 1 and report["stages"]["check"]["games"] >= 8
     source = read_weights(out).meta["source"]
     assert source["target"] == "advantage" and source["margin"] == 0.2 and source["advisor"] == "heuristic_v0"
