@@ -13,7 +13,11 @@ departs 2.6 times a game for +0.105 each, +0.273 ± 0.096 a game over 150 games 
 student that departs as often as search but gains little on each has learnt *where* search
 departs, not *what* it sees there. No agent sees the hidden cards; only this measurement does.
 
-``python benchmarks/oracle_gain.py sproyte --agent pretrained [--games 600] [--seed 0]``
+``--baseline AGENT`` puts another agent where the heuristic is (the other seats, the move departed
+from, the rollouts): ``--agent pretrained_v3 --baseline pretrained_v2`` is the one-step gain of
+v3 over v2, the figure that policy iteration's next step (``train.oracle_data --policy``) aims at.
+
+``python benchmarks/oracle_gain.py sproyte --agent pretrained [--baseline heuristic] [--games 600] [--seed 0]``
 """
 
 from __future__ import annotations
@@ -30,12 +34,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from agents.registry import make_agent  # noqa: E402
 from agents.search import SearchPolicy  # noqa: E402
 from kortmiljo import load_game  # noqa: E402
-from train.oracle_data import rollout  # noqa: E402
+from train.oracle_data import rollout, seat_player  # noqa: E402
 
 
-def oracle_gain(game, agent, games: int, seed: int = 0) -> dict:
-    """Departures from the heuristic and their one-step gains (see the module docstring)."""
-    heuristic = make_agent("heuristic", game, seed=seed)
+def oracle_gain(game, agent, games: int, seed: int = 0, baseline: str = "heuristic") -> dict:
+    """Departures from ``baseline`` and their one-step gains (see the module docstring)."""
+    base = make_agent(baseline, game, seed=seed)
+    play = seat_player(base)
     stages = SearchPolicy(game, seed=0)
     needs_engine = getattr(agent, "needs_engine", False)
     rng = np.random.default_rng(seed)
@@ -48,16 +53,16 @@ def oracle_gain(game, agent, games: int, seed: int = 0) -> dict:
         while not (e.terminal or e.truncated):
             p = e.current_player
             if p != seat:
-                e.step(int(heuristic.act_seat(e, p)))
+                e.step(int(play(e, p)))
                 continue
             obs = e.observation(p)
             a = int(agent.act(obs, e) if needs_engine else agent.act(obs))
-            h = int(heuristic.act_seat(e, p))
+            h = int(play(e, p))
             legal = [int(x) for x in np.flatnonzero(obs["action_mask"])]
             decisions += len(legal) > 1
             if a != h and stages.stage_settings(legal)[1]["search"]:
                 stream = int(rng.integers(2**63))
-                gains.append(rollout(e, p, a, heuristic, stream) - rollout(e, p, h, heuristic, stream))
+                gains.append(rollout(e, p, a, play, stream) - rollout(e, p, h, play, stream))
             e.step(a)
     g = np.asarray(gains, dtype=np.float64)
     se = float(g.std(ddof=1) * np.sqrt(len(g)) / games) if len(g) > 1 else 0.0
@@ -75,6 +80,7 @@ def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--agent", default="pretrained", help="an agent spec, as in --agents")
+    p.add_argument("--baseline", default="heuristic", help="the agent departed from, in the other seats and rollouts")
     p.add_argument("--games", type=int, default=600)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
@@ -84,10 +90,12 @@ def main(argv: list[str] | None = None) -> dict:
     out = {
         "game": a.game,
         "agent": a.agent,
-        **oracle_gain(game, make_agent(a.agent, game, seed=a.seed), a.games, a.seed),
+        "baseline": a.baseline,
+        **oracle_gain(game, make_agent(a.agent, game, seed=a.seed), a.games, a.seed, a.baseline),
     }
     print(
-        f"{a.game} {a.agent}: {out['departures_per_game']} departures a game, {out['gain_per_departure']:+.3f} each; "
+        f"{a.game} {a.agent} over {a.baseline}: {out['departures_per_game']} departures a game, "
+        f"{out['gain_per_departure']:+.3f} each; "
         f"one-step gain {out['gain_per_game']:+.3f} ± {out['se_per_game']:.3f} a game ({a.games} games)"
     )
     print(json.dumps(out))

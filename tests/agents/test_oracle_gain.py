@@ -25,3 +25,12 @@ def test_random_play_departs_and_loses_on_its_departures(capsys):
     assert out["departures_per_game"] > 1 and out["gain_per_departure"] < 0 and out["se_per_game"] > 0
     assert out["gain_per_game"] == pytest.approx(out["departures_per_game"] * out["gain_per_departure"], abs=0.01)
     assert '"gain_per_game"' in capsys.readouterr().out
+
+
+def test_a_baseline_other_than_the_heuristic_is_departed_from_and_rolled_out():
+    g = load_game("sproyte")
+    # v2 against itself: no departures; random play against v2: departures, scored by v2's rollouts
+    same = oracle_gain(g, make_agent("pretrained_v2", g, seed=0), games=3, seed=1, baseline="pretrained_v2")
+    assert same["decisions"] > 0 and same["departures_per_game"] == 0
+    other = oracle_gain(g, make_agent("random", g, seed=0), games=4, seed=1, baseline="pretrained_v2")
+    assert other["departures_per_game"] > 1 and other["gain_per_departure"] < 0 and other["se_per_game"] > 0
