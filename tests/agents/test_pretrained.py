@@ -15,6 +15,7 @@ import pytest
 
 from agents.pretrained import (
     FORMAT,
+    PRETRAINED_VERSIONS,
     MLPPolicy,
     load_mlp_policy,
     pretrained_policy,
@@ -182,7 +183,16 @@ def test_pretrained_v2_ships_where_the_oracle_teacher_beat_v1():
         assert source["target"] == "advantage" and "oracle" in source["recipe"]
 
 
-@pytest.mark.parametrize("name,version", [(g, v) for v in (1, 2) for g in GAMES if g in shipped(v)])
+def test_pretrained_v3_ships_where_a_step_of_policy_iteration_beat_v2():
+    assert shipped(3) == ["femkortskille"]  # v2's own action values as the teacher (train.oracle_data --policy)
+    w = read_weights(weights_path("femkortskille", 3))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
+    assert source["policy"] == "pretrained_v2" and "policy iteration" in source["recipe"]
+    assert source["check_vs_pretrained_v2"]["ci95"][0] > 0  # the reason it ships
+
+
+@pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
 def test_pretrained_plays_whole_games_legally(name, version):
     game = load_game(name)
     policy = pretrained_policy(game, version=version, seed=0)
@@ -221,7 +231,7 @@ def test_pretrained_plays_without_torch_or_sb3():
         "from agents.registry import make_agent\n"
         "from agents.tournament import run_tournament\n"
         "for g in ('spokelse', 'sproyte', 'femkortskille'):\n"
-        "    for name in ('pretrained_v1', 'pretrained'):  # the newest (v2, with its heuristic advisor) too\n"
+        "    for name in ('pretrained_v1', 'pretrained'):  # the newest (v2 or v3, with a heuristic advisor) too\n"
         "        r = run_tournament(g, [make_agent(name, g, seed=0), 'random'], games=4, progress=False)\n"
         "        assert r['games'] >= 4, r\n"
         "print('ok', sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'stable_baselines3')))\n"
