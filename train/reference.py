@@ -1,4 +1,4 @@
-"""The recipes of the ``pretrained_v1``, ``_v2`` and ``_v3`` reference agents, end to end, with the time of each stage.
+"""The recipes of the ``pretrained_vN`` reference agents, end to end, with the time of each stage.
 
 1. **Teacher games** (:mod:`train.expert_data`): ``--teacher`` (``search_v0``; the heuristic in
    Spøkelse, where search is at par with it and costs 4,000 times more: ``--teacher heuristic
@@ -16,9 +16,9 @@
 :mod:`train.oracle_data`'s (heuristic games in which every action is scored by one paired rollout
 in the real deal; ``--explore`` of the moves random), and the student regresses those scores over
 the heuristic's move (``train.distill --advisor heuristic_v0 --target advantage --margin M``).
-``--teacher oracle --policy pretrained_v2`` is ``pretrained_v3``'s: the same, with ``pretrained_v2``
-playing the games and the rollouts, so the scores are its action values and the student is one
-step of policy iteration beyond it (still with the heuristic as advisor).
+``--teacher oracle --policy pretrained_vN`` makes ``pretrained_v(N+1)`` (v3 from v2, v4 from v3): the
+same, with that network playing the games and the rollouts, so the scores are its action values and
+the student is one step of policy iteration beyond it (still with the heuristic as advisor).
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
@@ -92,6 +92,26 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
     return report
 
 
+def recipe_version(teacher: str, policy: str, out: str | None = None) -> int:
+    """The ``pretrained_vN`` a recipe makes: search's v1, the heuristic oracle's v2, and one past
+    ``pretrained_vN`` (N + 1) for an oracle whose policy is that network.
+
+    Any other policy has no version of its own, so it needs ``--out`` (then 0 is returned)."""
+    if teacher != "oracle":
+        return 1
+    if policy in ("heuristic", "heuristic_v0"):
+        return 2
+    name, _, n = policy.rpartition("_v")
+    if name == "pretrained" and n.isdigit():
+        return int(n) + 1
+    if out is None:
+        raise SystemExit(
+            f"--policy {policy}: only the heuristic and pretrained_vN give the weights a version "
+            "(v2, vN+1); name the file with --out"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m train.reference", description=__doc__.split("\n")[0])
     p.add_argument("game")
@@ -113,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--policy", default="heuristic", help="--teacher oracle: the agent that plays and rolls out")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
-    version = (3 if a.policy != "heuristic" else 2) if oracle else 1  # search: v1; oracle: v2; with a policy: v3
+    version = recipe_version(a.teacher, a.policy, a.out)
     teacher_dir = ("oracle" if version == 2 else f"oracle_{a.policy}") if oracle else "expert"
     data = a.data or str(Path("runs") / teacher_dir / a.game / "data")
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v{version}.npz")

@@ -130,3 +130,14 @@ def test_the_oracle_recipe_runs_end_to_end(tmp_path, policy):
     assert report["stages"]["teacher_games"]["chunks"] >= 1 and report["stages"]["check"]["games"] >= 8
     source = read_weights(out).meta["source"]
     assert source["target"] == "advantage" and source["margin"] == 0.2 and source["advisor"] == "heuristic_v0"
+
+
+def test_each_recipe_names_the_version_it_makes():
+    from train.reference import recipe_version
+
+    assert recipe_version("search", "heuristic") == 1
+    assert recipe_version("oracle", "heuristic") == recipe_version("oracle", "heuristic_v0") == 2
+    assert recipe_version("oracle", "pretrained_v2") == 3 and recipe_version("oracle", "pretrained_v3") == 4
+    with pytest.raises(SystemExit, match="--policy pretrained: .*--out"):  # the alias moves, so it has no version
+        recipe_version("oracle", "pretrained")
+    assert recipe_version("oracle", "search_v0", out="w.npz") == 0
