@@ -192,6 +192,17 @@ def test_pretrained_v3_ships_where_a_step_of_policy_iteration_beat_v2():
     assert source["check_vs_pretrained_v2"]["ci95"][0] > 0  # the reason it ships
 
 
+def test_pretrained_v4_ships_where_a_step_of_policy_iteration_beat_v3():
+    assert shipped(4) == ["femkortskille"]  # v3's own action values as the teacher
+    w = read_weights(weights_path("femkortskille", 4))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
+    assert source["policy"] == "pretrained_v3" and "policy iteration" in source["recipe"]
+    assert source["check_vs_pretrained_v3"]["ci95"][0] > 0 and source["check_vs_pretrained_v3"]["seed"] == 1
+    assert source["check_vs_search_v0_other_deals"]["pooled_with_kb1"]["games"] >= 1200  # the issue's target
+    assert source["check_vs_search_v0_other_deals"]["pooled_with_kb1"]["ci95"][0] > 0
+
+
 @pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
 def test_pretrained_plays_whole_games_legally(name, version):
     game = load_game(name)
