@@ -95,21 +95,32 @@ def history_of(history: list[dict], epoch: int) -> dict:
     return next(h for h in history if h["phase"] == "search" and h["epoch"] == epoch)
 
 
-def with_advice(game, data: dict[str, np.ndarray], advisor: str, batch: int = 4096) -> dict[str, np.ndarray]:
+def with_advice(game, data: dict[str, np.ndarray], advisor: str) -> dict[str, np.ndarray]:
     """``data`` with the advisor's move at every decision appended to ``obs`` as a one-hot (the
     advisor reads the observation, ``unseen`` and the mask, all of which a chunk holds)."""
+    return {**data, "obs": np.concatenate([data["obs"], advice_columns(game, advisor)(data)], axis=1)}
+
+
+def advice_columns(game, advisor: str, batch: int = 4096):
+    """``part -> (n, num_actions)``: the advisor's one-hot moves for a chunk's decisions, read from
+    its float32 arrays (``load_chunks(columns=...)`` appends them before any cast, so the advisor
+    sees exactly what it saw in play)."""
     from agents.pretrained import advice
     from agents.registry import make_agent
 
     agent = make_agent(advisor, game, seed=0)
-    size, (n, width) = game.layout.size, data["obs"].shape
-    out = np.empty((n, width + game.num_actions), dtype=np.float32)  # filled in place: oracle data runs to GBs
-    for k in range(0, n, batch):
-        X, M = data["obs"][k : k + batch], data["mask"][k : k + batch]
-        obs = {"observation": X[:, :size], "unseen": X[:, size:], "action_mask": M.astype(np.int8)}
-        out[k : k + batch, :width] = X
-        out[k : k + batch, width:] = advice(agent, obs, game.num_actions)
-    return {**data, "obs": out}
+    size = game.layout.size
+
+    def columns(part: dict[str, np.ndarray]) -> np.ndarray:
+        X, M = part["obs"], part["mask"]
+        out = np.empty((len(X), game.num_actions), dtype=np.float32)
+        for k in range(0, len(X), batch):
+            obs = {"observation": X[k : k + batch, :size], "unseen": X[k : k + batch, size:],
+                   "action_mask": M[k : k + batch].astype(np.int8)}  # fmt: skip
+            out[k : k + batch] = advice(agent, obs, game.num_actions)
+        return out
+
+    return columns
 
 
 def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -179,8 +190,9 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
             for k in range(0, len(perm), batch):
                 b = perm[k : k + batch]
                 tb = T[b].transpose(0, 1) if regress else T[b]
-                loss_pi = policy_loss(actor(X[b]), M[b], tb)
-                loss_v = ((critic(X[b]).squeeze(1) - R[b]) ** 2).mean()
+                xb = X[b].float()  # a float16 copy of the inputs (--half) is widened batch by batch
+                loss_pi = policy_loss(actor(xb), M[b], tb)
+                loss_v = ((critic(xb).squeeze(1) - R[b]) ** 2).mean()
                 opt.zero_grad()
                 (loss_pi + 0.5 * loss_v).backward()
                 opt.step()
@@ -195,11 +207,12 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
         actor.eval()
         critic.eval()
         with torch.no_grad():
-            out = actor(X[va])
+            xv = X[va].float()
+            out = actor(xv)
             logits = out.masked_fill(~M[va], -1e9)
             multi = M[va].sum(dim=1) > 1  # agreement where there was a choice to make
             agree = float((logits.argmax(dim=1) == A[va])[multi].float().mean())
-            v_mse = float(((critic(X[va]).squeeze(1) - R[va]) ** 2).mean())
+            v_mse = float(((critic(xv).squeeze(1) - R[va]) ** 2).mean())
             a_mse = float(policy_loss(out, M[va], T[va].transpose(0, 1))) if regress else None
         row = {"phase": phase, "epoch": ep + 1, "agreement": round(agree, 4), "value_mse": round(v_mse, 4)}
         if regress:
@@ -272,6 +285,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--activation", choices=("relu", "tanh"), default="relu",
                    help="tanh: fine-tunable by kortmiljo train --init (SB3's MLP activation)")  # fmt: skip
+    p.add_argument("--half", action="store_true",
+                   help="hold the inputs as float16 (half the memory: millions of oracle decisions)")  # fmt: skip
     a = p.parse_args(argv)
     import torch
 
@@ -294,11 +309,10 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
 
         if a.advisor not in game_agents(game.name):  # now, not after the fit (save_weights would refuse it)
             p.error(f"--advisor must be a versioned agent of {game.name}: {', '.join(sorted(game_agents(game.name)))}")
-    data, info = _load(a.data)
-    warm = _load(a.warm)[0] if a.warm else None
-    if a.advisor:
-        data = with_advice(game, data, a.advisor)
-        warm = with_advice(game, warm, a.advisor) if warm is not None else None
+    columns = advice_columns(game, a.advisor) if a.advisor else None
+    dtype = np.float16 if a.half else np.float32
+    data, info = _load(a.data, dtype, columns)
+    warm = _load(a.warm, dtype, columns)[0] if a.warm else None
     print(f"{a.game}: {len(data['action'])} decisions from {info['games']} teacher games ({info['teacher_seconds']} s)")
     t = time.time()
     hidden = [int(h) for h in a.hidden.split(",")]
@@ -332,9 +346,12 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
     print(json.dumps(source, indent=1))
 
 
-def _load(folders: str) -> tuple[dict[str, np.ndarray], dict]:
+def _load(folders: str, obs_dtype=np.float32, columns=None) -> tuple[dict[str, np.ndarray], dict]:
     """Teacher data of comma-separated folders joined (game ids made unique across them)."""
-    parts = [load_chunks(d) for d in folders.split(",")]
+    parts = [load_chunks(d, obs_dtype, columns) for d in folders.split(",")]
+    if len(parts) == 1:  # no copy
+        data, meta = parts[0]
+        return data, {"games": meta["games"], "teacher_seconds": round(meta["seconds"])}
     offsets = np.cumsum([0] + [meta["games"] for _, meta in parts[:-1]])
     for (d, _), off in zip(parts, offsets, strict=True):
         d["game"] = d["game"] + off  # game ids unique across folders (the held-out split is by game)

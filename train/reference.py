@@ -48,12 +48,12 @@ def _collect(job):
 def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
         hidden: str = "256,256", teacher: str = "search", share: float = 0.75, prior: str | None = None,
         prior_top: int = 2, advisor: str | None = None, warm: str | None = None, margin: float = 0.1,
-        explore: float = 0.05, policy: str = "heuristic") -> dict:  # fmt: skip
+        explore: float = 0.05, policy: str = "heuristic", half: bool = False) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
     from train import distill
-    from train.expert_data import load_chunks
+    from train.expert_data import chunk_totals
 
     oracle = teacher == "oracle"
     if oracle:
@@ -72,12 +72,14 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
             jobs = [((game, data, collect_minutes, teacher, share, w, workers), guide) for w in range(workers)]
         with mp.get_context("spawn").Pool(workers) as pool:
             pool.map(_collect, jobs)
-    _, meta = load_chunks(data)
+    meta = chunk_totals(data)
     report["stages"]["teacher_games"] = {"wall_seconds": round(time.time() - t), **meta}
     t = time.time()
     extra = [*(["--advisor", advisor] if advisor else []), *(["--warm", warm] if warm else [])]
     if oracle:
         extra += ["--target", "advantage", "--margin", str(margin)]
+    if half:
+        extra.append("--half")
     distill.main([game, "--data", data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
                   "--threads", str(workers), *extra])  # fmt: skip
     report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
@@ -131,6 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--margin", type=float, default=0.1, help="--teacher oracle: the student's margin (train.distill)")
     p.add_argument("--explore", type=float, default=0.05, help="--teacher oracle: share of random moves")
     p.add_argument("--policy", default="heuristic", help="--teacher oracle: the agent that plays and rolls out")
+    p.add_argument("--half", action="store_true", help="the fit holds its inputs as float16 (train.distill --half)")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
     version = recipe_version(a.teacher, a.policy, a.out)
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v{version}.npz")
     report = run(
         a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
-        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy,
+        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half,
     )  # fmt: skip
     print(json.dumps(report, indent=1))
 

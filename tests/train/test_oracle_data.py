@@ -14,7 +14,7 @@ from agents.search import SearchPolicy
 from kortmiljo import load_game
 from train import distill
 from train.distill import advantage_targets, regret
-from train.expert_data import ARRAYS, load_chunks
+from train.expert_data import ARRAYS, chunk_totals, load_chunks
 from train.oracle_data import collect, play_chunk
 
 from .conftest import plays_legally
@@ -109,6 +109,29 @@ def test_oracle_data_distils_with_the_advantage_target_into_weights_that_play(tm
     assert np.isfinite(source["regret"]) and np.isfinite(source["advisor_regret"])
     g = load_game("sproyte")
     plays_legally(g, make_agent(str(w), g, seed=0), seed=3)
+
+
+def test_half_precision_loading_keeps_the_advisors_moves_and_the_inputs_to_2e_4(tmp_path):
+    out = tmp_path / "data"
+    assert collect("sproyte", out, minutes=5, max_chunks=3) == 3
+    g = load_game("sproyte")
+    full, meta = load_chunks(out)
+    assert chunk_totals(out) == meta  # the totals without the arrays
+    half, _ = load_chunks(out, np.float16, distill.advice_columns(g, "heuristic_v0"))
+    advised = distill.with_advice(g, full, "heuristic_v0")
+    assert half["obs"].dtype == np.float16 and half["obs"].shape == advised["obs"].shape
+    # the advisor's one-hot is computed from the float32 inputs before the cast, so it is exact
+    assert np.array_equal(half["obs"][:, -g.num_actions :], advised["obs"][:, -g.num_actions :])
+    assert np.abs(half["obs"].astype(np.float32) - advised["obs"]).max() < 2e-4
+    assert len(np.unique(half["game"])) == meta["games"] == 30  # game ids unique across chunks
+    for k in ARRAYS:
+        if k != "obs":
+            assert np.array_equal(half[k], full[k], equal_nan=k == "q"), k
+    w = tmp_path / "h.npz"
+    distill.main(["sproyte", "--data", str(out), "--out", str(w), "--epochs", "1", "--hidden", "16", "--half",
+                  "--advisor", "heuristic_v0", "--target", "advantage", "--margin", "0.1"])  # fmt: skip
+    assert read_weights(w).meta["source"]["decisions"] == meta["decisions"]
+    plays_legally(g, make_agent(str(w), g, seed=0), seed=4)
 
 
 def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tmp_path, capsys):
