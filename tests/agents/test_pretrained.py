@@ -184,12 +184,25 @@ def test_pretrained_v2_ships_where_the_oracle_teacher_beat_v1():
 
 
 def test_pretrained_v3_ships_where_a_step_of_policy_iteration_beat_v2():
-    assert shipped(3) == ["femkortskille"]  # v2's own action values as the teacher (train.oracle_data --policy)
+    assert shipped(3) == ["femkortskille", "sproyte"]
+    # Femkortskille: v2's own action values as the teacher (train.oracle_data --policy)
     w = read_weights(weights_path("femkortskille", 3))
     source = w.meta["source"]
     assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
     assert source["policy"] == "pretrained_v2" and "policy iteration" in source["recipe"]
     assert source["check_vs_pretrained_v2"]["ci95"][0] > 0  # the reason it ships
+
+
+def test_sproytes_pretrained_v3_is_v2s_recipe_with_more_data_and_beats_v2():
+    w = read_weights(weights_path("sproyte", 3))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
+    assert source["policy"] == "heuristic" and "oracle" in source["recipe"]
+    v2 = read_weights(weights_path("sproyte", 2)).meta["source"]
+    assert source["games"] > 4 * v2["games"] and source["margin"] < v2["margin"]
+    assert source["check_vs_pretrained_v2"]["ci95"][0] > 0 and source["check_vs_pretrained_v2"]["seed"] == 1
+    assert source["check_vs_heuristic"]["ci95"][0] > v2["check_vs_heuristic"]["ci95"][1]  # the reason it ships
+    assert source["check_vs_search_v0"]["games"] == 1200  # measured, and still below search (docs/agents.md)
 
 
 def test_pretrained_v4_ships_where_a_step_of_policy_iteration_beat_v3():
