@@ -28,7 +28,8 @@ head keeps its best epoch on the held-out games. The result is written with
 a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the third stage).
 ``--advisor heuristic_v0`` gives the network the heuristic's move as one more input (a one-hot;
 :mod:`agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
-search departs from the heuristic, not the whole game again.
+search departs from the heuristic, not the whole game again. ``--half`` holds the inputs as float16
+(:func:`train.expert_data.load_chunks`): millions of oracle decisions in half the memory.
 """
 
 from __future__ import annotations
