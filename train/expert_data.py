@@ -107,46 +107,51 @@ def load_chunks(folder: str | Path, obs_dtype=np.float32, columns=None) -> tuple
     own float32 arrays (the advisor's move, :func:`train.distill.with_advice`) before ``obs`` is cast
     to ``obs_dtype``: float16 halves the largest array, and keeps the games' fractional inputs
     (counts over 13 and the like) to within 2e-4."""
-    files = sorted(Path(folder).glob("chunk_*.npz"))
-    if not files:
-        raise ValueError(f"no chunk_*.npz teacher data in {folder}")
-    sizes = []
-    for f in files:  # only the small arrays: an npz member is read when asked for
-        with np.load(f, allow_pickle=False) as z:
-            sizes.append(len(z["action"]))
-    ends = np.cumsum(sizes)
+    chunks = _chunks(folder)
+    total = sum(n for _, n, _ in chunks)
     data: dict[str, np.ndarray] = {}
-    seconds, games = 0.0, 0
-    for f, end, n in zip(files, ends, sizes, strict=True):
+    end, games = 0, 0
+    for f, n, meta in chunks:
         with np.load(f, allow_pickle=False) as z:
             part = {k: z[k] for k in ARRAYS}
-            meta = json.loads(bytes(z["meta"]).decode())
         part["game"] = part["game"] + games
         if columns is not None:
             part["obs"] = np.concatenate([part["obs"], np.asarray(columns(part), dtype=np.float32)], axis=1)
         if not data:
-            data = {k: np.empty((int(ends[-1]), *v.shape[1:]), dtype=obs_dtype if k == "obs" else v.dtype)
+            data = {k: np.empty((total, *v.shape[1:]), dtype=obs_dtype if k == "obs" else v.dtype)
                     for k, v in part.items()}  # fmt: skip
         for k, v in part.items():
-            data[k][end - n : end] = v
+            data[k][end : end + n] = v
+        end += n
         games += int(meta["games"])
-        seconds += float(meta["seconds"])
-    return data, {"chunks": len(files), "games": games, "decisions": int(ends[-1]), "seconds": seconds}
+    return data, _totals(chunks)
 
 
 def chunk_totals(folder: str | Path) -> dict:
     """:func:`load_chunks`'s totals without loading the arrays (chunks, games, decisions, seconds)."""
+    return _totals(_chunks(folder))
+
+
+def _chunks(folder: str | Path) -> list[tuple[Path, int, dict]]:
+    """(path, decisions, meta) of each chunk, reading only the small members (an npz member is read
+    when asked for)."""
     files = sorted(Path(folder).glob("chunk_*.npz"))
     if not files:
         raise ValueError(f"no chunk_*.npz teacher data in {folder}")
-    games, decisions, seconds = 0, 0, 0.0
+    out = []
     for f in files:
         with np.load(f, allow_pickle=False) as z:
-            meta = json.loads(bytes(z["meta"]).decode())
-            decisions += len(z["action"])
-        games += int(meta["games"])
-        seconds += float(meta["seconds"])
-    return {"chunks": len(files), "games": games, "decisions": decisions, "seconds": seconds}
+            out.append((f, len(z["action"]), json.loads(bytes(z["meta"]).decode())))
+    return out
+
+
+def _totals(chunks: list[tuple[Path, int, dict]]) -> dict:
+    return {
+        "chunks": len(chunks),
+        "games": sum(int(m["games"]) for _, _, m in chunks),
+        "decisions": sum(n for _, n, _ in chunks),
+        "seconds": sum(float(m["seconds"]) for _, _, m in chunks),
+    }
 
 
 def collect(game_name: str, out: str | Path, minutes: float, teacher: str = "search", teacher_share: float = 0.75,
