@@ -59,7 +59,7 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
     if oracle:
         advisor = advisor or "heuristic_v0"  # the scores are taught relative to its move
     report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "prior": prior, "prior_top": prior_top,
-                    "advisor": advisor, "warm": warm, "stages": {}}  # fmt: skip
+                    "advisor": advisor, "warm": warm, "half": half, "stages": {}}  # fmt: skip
     if oracle:
         report.update(margin=margin, explore=explore, policy=policy)
     t = time.time()

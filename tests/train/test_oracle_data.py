@@ -141,15 +141,16 @@ def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tm
     assert not (tmp_path / "w.npz").exists()
 
 
-@pytest.mark.parametrize("policy", ["heuristic", "pretrained_v2"])  # v2's recipe and v3's
-def test_the_oracle_recipe_runs_end_to_end(tmp_path, policy):
+@pytest.mark.parametrize("policy,half", [("heuristic", False), ("pretrained_v2", True)])  # v2's recipe, v3's
+def test_the_oracle_recipe_runs_end_to_end(tmp_path, policy, half):
     from train.reference import run
 
     out = tmp_path / "v.npz"
     report = run("femkortskille", collect_minutes=0.01, workers=1, data=str(tmp_path / "data"), out=str(out),
-                 epochs=1, check_games=8, hidden="16", teacher="oracle", margin=0.2, policy=policy)  # fmt: skip
+                 epochs=1, check_games=8, hidden="16", teacher="oracle", margin=0.2, policy=policy,
+                 half=half)  # fmt: skip
     assert report["advisor"] == "heuristic_v0" and report["margin"] == 0.2 and report["explore"] == 0.05
-    assert report["policy"] == policy
+    assert report["policy"] == policy and report["half"] == half
     assert report["stages"]["teacher_games"]["chunks"] >= 1 and report["stages"]["check"]["games"] >= 8
     source = read_weights(out).meta["source"]
     assert source["target"] == "advantage" and source["margin"] == 0.2 and source["advisor"] == "heuristic_v0"
