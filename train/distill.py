@@ -28,7 +28,8 @@ head keeps its best epoch on the held-out games. The result is written with
 a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the third stage).
 ``--advisor heuristic_v0`` gives the network the heuristic's move as one more input (a one-hot;
 :mod:`agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
-search departs from the heuristic, not the whole game again. ``--half`` holds the inputs as float16
+search departs from the heuristic, not the whole game again. ``--init FILE.npz`` starts from an
+earlier student of the same shape, so new data adds to what it learnt. ``--half`` holds the inputs as float16
 (:func:`train.expert_data.load_chunks`): millions of oracle decisions in half the memory.
 """
 
@@ -136,8 +137,12 @@ def split_games(game_ids: np.ndarray, held_out: float, seed: int) -> tuple[np.nd
 def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: float = 1e-3, batch: int = 256,
         soft: float = 0.5, temperature: float = 0.25, weight_decay: float = 1e-4, seed: int = 0,
         warm: dict | None = None, warm_epochs: int = 3, log=print,
-        activation: str = "relu", target: str = "policy", margin: float = 0.0) -> tuple[list, list, dict]:  # fmt: skip
+        activation: str = "relu", target: str = "policy", margin: float = 0.0,
+        init: tuple[list, list] | None = None) -> tuple[list, list, dict]:  # fmt: skip
     """Train actor and critic MLPs (ReLU or tanh) on teacher data; return their numpy layers and a report.
+
+    ``init``: (actor, critic) numpy layers to start from (:func:`init_layers`), so a student goes on
+    learning from new data where an earlier one stopped; an empty critic starts afresh.
 
     ``warm``: data of a cheaper teacher (the heuristic) to fit first, for ``warm_epochs``: it covers
     many more positions than the search's games can, so the search's decisions then only have to
@@ -180,6 +185,12 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
         return nn.Sequential(*layers, nn.Linear(last, out))
 
     actor, critic = mlp(M.shape[1]), mlp(1)
+    for net, layers in zip((actor, critic), init or ((), ()), strict=True):
+        linear = [m for m in net if isinstance(m, nn.Linear)]
+        for m, (w, b) in zip(linear, layers if len(layers) == len(linear) else (), strict=False):
+            with torch.no_grad():
+                m.weight.copy_(torch.as_tensor(w.T))
+                m.bias.copy_(torch.as_tensor(b))
 
     def run_epochs(n: int, X, M, T, R, idx, after=None) -> None:
         opt = torch.optim.AdamW([*actor.parameters(), *critic.parameters()], lr=lr, weight_decay=weight_decay)
@@ -257,6 +268,24 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     return layers(actor), layers(critic), report
 
 
+def init_layers(path: str, game, hidden: list[int], activation: str, advisor: str | None) -> tuple[list, list]:
+    """The (actor, critic) layers of the weights file ``path``, refused unless it is a student of the
+    same shape: this game, ``hidden``, ``activation`` and ``advisor`` (the inputs must mean the same)."""
+    from agents.pretrained import check_weights, read_weights
+
+    w = read_weights(path)
+    check_weights(w, game, path)
+    have = {"hidden": [int(b.shape[0]) for _, b in w.actor[:-1]], "activation": w.meta["activation"],
+            "advisor": w.meta.get("advisor"), "include_unseen": w.meta["include_unseen"],
+            "inputs": int(w.actor[0][0].shape[0])}  # fmt: skip
+    want = {"hidden": hidden, "activation": activation, "advisor": advisor, "include_unseen": True,
+            "inputs": int(w.meta["inputs"])}  # fmt: skip
+    wrong = [f"{k} {have[k]!r} (this fit: {want[k]!r})" for k in want if have[k] != want[k]]
+    if wrong:
+        raise ValueError(f"--init {path}: a different student: {'; '.join(wrong)}")
+    return w.actor, w.critic
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.split("\n")[0])
     p.add_argument("game")
@@ -286,6 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--activation", choices=("relu", "tanh"), default="relu",
                    help="tanh: fine-tunable by kortmiljo train --init (SB3's MLP activation)")  # fmt: skip
+    p.add_argument("--init", default=None,
+                   help="a weights file of the same shape to start from (go on learning from new data)")  # fmt: skip
     p.add_argument("--half", action="store_true",
                    help="hold the inputs as float16 (half the memory: millions of oracle decisions)")  # fmt: skip
     a = p.parse_args(argv)
@@ -310,16 +341,22 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
 
         if a.advisor not in game_agents(game.name):  # now, not after the fit (save_weights would refuse it)
             p.error(f"--advisor must be a versioned agent of {game.name}: {', '.join(sorted(game_agents(game.name)))}")
+    hidden = [int(h) for h in a.hidden.split(",")]
+    init = None
+    if a.init:
+        try:  # now, not after loading the data
+            init = init_layers(a.init, game, hidden, a.activation, a.advisor)
+        except ValueError as err:
+            p.error(str(err))
     columns = advice_columns(game, a.advisor) if a.advisor else None
     dtype = np.float16 if a.half else np.float32
     data, info = _load(a.data, dtype, columns)
     warm = _load(a.warm, dtype, columns)[0] if a.warm else None
     print(f"{a.game}: {len(data['action'])} decisions from {info['games']} teacher games ({info['teacher_seconds']} s)")
     t = time.time()
-    hidden = [int(h) for h in a.hidden.split(",")]
     actor, critic, report = fit(data, hidden, a.epochs, a.lr, soft=a.soft, temperature=a.temperature, seed=a.seed,
                                 warm=warm, warm_epochs=a.warm_epochs, activation=a.activation, target=a.target,
-                                margin=a.margin)  # fmt: skip
+                                margin=a.margin, init=init)  # fmt: skip
     report["fit_seconds"] = round(time.time() - t)
     if a.advisor:  # the bar the student must clear: how often the advisor alone plays the teacher's move
         _, va = split_games(data["game"], 0.05, a.seed)
@@ -342,6 +379,7 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
     source = {"recipe": recipe, "hidden": hidden, "epochs": a.epochs,
               "soft": a.soft, "temperature": a.temperature, "advisor": a.advisor, "target": a.target,
               **({"margin": a.margin} if a.target == "advantage" else {}), **info,
+              **({"init": a.init, "lr": a.lr} if a.init else {}),
               **{k: v for k, v in report.items() if k != "history"}}  # fmt: skip
     save_weights(a.out, game, actor, critic, activation=a.activation, source=source, advisor=a.advisor)
     print(json.dumps(source, indent=1))

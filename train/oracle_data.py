@@ -13,7 +13,10 @@ student instead:
   the episode by the heuristic, all actions with the same random stream (paired);
 * ``q`` holds each action's score (the seat's reward from the decision on), NaN elsewhere; a
   decision of a stage search leaves to the heuristic (Sprøyte's exchange) is kept with no
-  scores, so a student still learns to play the heuristic's move there.
+  scores, so a student still learns to play the heuristic's move there. ``--all-stages`` scores
+  those too: search left Sprøyte's exchange alone because a few dozen full-length rollouts of
+  13 actions were too noisy to act on (module :mod:`agents.search`), but a student averages
+  millions of them, so there it can learn what search cannot (about twice the cost per game).
 
 One such score is a noisy sample of the action's value given the observation, but an unbiased
 one, drawn from the real distribution of hidden cards behind that observation (the belief search
@@ -30,7 +33,8 @@ agent reads each seat's observation, about three times slower in Femkortskille.
 
 Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
 :func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
-train.oracle_data GAME --out DIR --minutes M [--start J --step K] [--explore 0.05] [--policy AGENT]``.
+train.oracle_data GAME --out DIR --minutes M [--start J --step K] [--explore 0.05] [--policy AGENT]
+[--all-stages]``.
 """
 
 from __future__ import annotations
@@ -114,22 +118,27 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
 
 
 def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, step: int = 1, explore: float = 0.05,
-            max_chunks: int = 1_000_000, config: dict | None = None, policy: str = "heuristic") -> int:  # fmt: skip
+            max_chunks: int = 1_000_000, config: dict | None = None, policy: str = "heuristic",
+            all_stages: bool = False) -> int:  # fmt: skip
     """Write chunks ``start, start + step, ...`` into ``out`` until ``minutes`` run out (existing ones are
-    skipped, so a collection resumes and several processes can share a folder); returns chunks written."""
+    skipped, so a collection resumes and several processes can share a folder); returns chunks written.
+    ``all_stages``: score the decisions of every stage, also those search leaves to the heuristic."""
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must be in [0, 1], got {explore}")
     game = load_game(game_name, **(config or {}))
     make_agent(policy, game, seed=0)  # an unknown name is refused before anything is written
     meta = {"fingerprint": game.fingerprint(), "teacher": "oracle rollouts (train/oracle_data.py)", "explore": explore,
-            "policy": policy}  # fmt: skip
+            "policy": policy, **({"all_stages": True} if all_stages else {})}  # fmt: skip
     stages = SearchPolicy(game, seed=0)  # which stages search searches: those get labels
+    if all_stages:
+        stages = SearchPolicy(game, seed=0, stages={name: {"search": True} for name in stages.settings})
 
     def play(j: int) -> dict[str, np.ndarray]:
         return play_chunk(game, make_agent(policy, game, seed=j), stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore)
 
     return write_chunks(Path(out), meta, minutes, range(start, max_chunks, step), play,
-                        {"teacher": "oracle", "explore": explore, "policy": policy})  # fmt: skip
+                        {"teacher": "oracle", "explore": explore, "policy": policy,
+                         **({"all_stages": True} if all_stages else {})})  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -141,9 +150,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--step", type=int, default=1)
     p.add_argument("--explore", type=float, default=0.05, help="share of labelled decisions played at random")
     p.add_argument("--policy", default="heuristic", help="the agent that plays every seat and every rollout")
+    p.add_argument(
+        "--all-stages",
+        action="store_true",
+        help="score every stage, also those search leaves to the heuristic (Sprøyte's exchange)",
+    )
     a = p.parse_args(argv)
     try:
-        n = collect(a.game, a.out, a.minutes, a.start, a.step, a.explore, policy=a.policy)
+        n = collect(a.game, a.out, a.minutes, a.start, a.step, a.explore, policy=a.policy, all_stages=a.all_stages)
     except ValueError as err:
         p.error(str(err))
     print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")

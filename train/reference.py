@@ -19,6 +19,8 @@ the heuristic's move (``train.distill --advisor heuristic_v0 --target advantage 
 ``--teacher oracle --policy pretrained_vN`` makes ``pretrained_v(N+1)`` (v3 from v2, v4 from v3): the
 same, with that network playing the games and the rollouts, so the scores are its action values and
 the student is one step of policy iteration beyond it (still with the heuristic as advisor).
+``--all-stages`` scores the stages search leaves to the heuristic too (Sprøyte's exchange), and
+``--init FILE.npz`` starts the fit from an earlier student, so new data adds to what it learnt.
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
@@ -48,7 +50,8 @@ def _collect(job):
 def run(game: str, collect_minutes: float, workers: int, data: str, out: str, epochs: int, check_games: int,
         hidden: str = "256,256", teacher: str = "search", share: float = 0.75, prior: str | None = None,
         prior_top: int = 2, advisor: str | None = None, warm: str | None = None, margin: float = 0.1,
-        explore: float = 0.05, policy: str = "heuristic", half: bool = False) -> dict:  # fmt: skip
+        explore: float = 0.05, policy: str = "heuristic", half: bool = False, all_stages: bool = False,
+        init: str | None = None, lr: float | None = None, first_chunk: int = 0) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
@@ -61,12 +64,14 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
     report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "prior": prior, "prior_top": prior_top,
                     "advisor": advisor, "warm": warm, "half": half, "stages": {}}  # fmt: skip
     if oracle:
-        report.update(margin=margin, explore=explore, policy=policy)
+        report.update(margin=margin, explore=explore, policy=policy, all_stages=all_stages, first_chunk=first_chunk)
+    if init:
+        report.update(init=init, lr=lr)
     t = time.time()
     if collect_minutes > 0:
         if oracle:
-            jobs = [((game, data, collect_minutes, w, workers, explore), {"oracle": True, "policy": policy})
-                    for w in range(workers)]  # fmt: skip
+            kw = {"oracle": True, "policy": policy, "all_stages": all_stages}
+            jobs = [((game, data, collect_minutes, first_chunk + w, workers, explore), kw) for w in range(workers)]
         else:
             guide = {"prior": prior, "prior_top": prior_top}
             jobs = [((game, data, collect_minutes, teacher, share, w, workers), guide) for w in range(workers)]
@@ -80,6 +85,10 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         extra += ["--target", "advantage", "--margin", str(margin)]
     if half:
         extra.append("--half")
+    if init:
+        extra += ["--init", init]
+    if lr is not None:
+        extra += ["--lr", str(lr)]
     distill.main([game, "--data", data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
                   "--threads", str(workers), *extra])  # fmt: skip
     report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
@@ -134,6 +143,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--explore", type=float, default=0.05, help="--teacher oracle: share of random moves")
     p.add_argument("--policy", default="heuristic", help="--teacher oracle: the agent that plays and rolls out")
     p.add_argument("--half", action="store_true", help="the fit holds its inputs as float16 (train.distill --half)")
+    p.add_argument("--all-stages", action="store_true",
+                   help="--teacher oracle: score every stage, also those search leaves to the heuristic")  # fmt: skip
+    p.add_argument("--first-chunk", type=int, default=0, help="--teacher oracle: the first chunk number (its deals)")
+    p.add_argument("--init", default=None, help="a student of the same shape to go on from (train.distill --init)")
+    p.add_argument("--lr", type=float, default=None, help="the fit's learning rate (train.distill's default)")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
     version = recipe_version(a.teacher, a.policy, a.out)
@@ -142,7 +156,8 @@ def main(argv: list[str] | None = None) -> None:
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v{version}.npz")
     report = run(
         a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
-        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half,
+        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half, a.all_stages, a.init, a.lr,
+        a.first_chunk,
     )  # fmt: skip
     print(json.dumps(report, indent=1))
 

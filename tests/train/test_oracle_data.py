@@ -165,3 +165,55 @@ def test_each_recipe_names_the_version_it_makes():
     with pytest.raises(SystemExit, match="--policy pretrained: .*--out"):  # the alias moves, so it has no version
         recipe_version("oracle", "pretrained")
     assert recipe_version("oracle", "search_v0", out="w.npz") == 0
+
+
+def test_all_stages_scores_sproytes_exchange_too_and_keeps_its_data_apart(tmp_path):
+    out = tmp_path / "all"
+    assert collect("sproyte", out, minutes=5, max_chunks=1, all_stages=True) == 1
+    d, meta = load_chunks(out)
+    g = load_game("sproyte")
+    names = [g.action_names[int(a)] for a in d["action"]]
+    exchange = np.array([a.startswith("discard:") or a == "done" for a in names])
+    assert exchange.any() and (~exchange).any()
+    scored = np.isfinite(d["q"])
+    assert (scored == d["mask"]).all()  # every legal action of every decision, the exchange's included
+    played = d["q"][np.arange(len(names)), d["action"].astype(int)]
+    explored = played != d["ret"]  # a random move (explore) is scored, but the return is of the move played
+    assert explored.mean() < 0.2 and np.array_equal(played[~explored], d["ret"][~explored])
+    assert (out / "meta.json").read_text().count('"all_stages": true') == 1
+    with pytest.raises(ValueError, match=r"meta.json differs in: all_stages\)"):
+        collect("sproyte", out, minutes=5, max_chunks=2)
+
+
+def test_a_fit_from_init_starts_where_the_earlier_student_stopped(tmp_path, capsys):
+    out = tmp_path / "data"
+    assert collect("sproyte", out, minutes=5, max_chunks=1) == 1
+    args = ["sproyte", "--data", str(out), "--advisor", "heuristic_v0", "--target", "advantage", "--hidden"]
+    first, same, moved = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "c.npz"
+    distill.main([*args, "16", "--out", str(first), "--epochs", "1"])
+    distill.main([*args, "16", "--out", str(same), "--epochs", "1", "--init", str(first), "--lr", "0"])
+    distill.main([*args, "16", "--out", str(moved), "--epochs", "1", "--init", str(first)])
+    a, b, c = (read_weights(p) for p in (first, same, moved))
+    for (wa, ba), (wb, bb) in zip(a.actor + a.critic, b.actor + b.critic, strict=True):
+        assert np.array_equal(wa, wb) and np.array_equal(ba, bb)  # no step taken: exactly the start
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(a.actor, c.actor, strict=True))
+    assert b.meta["source"]["init"] == str(first) and b.meta["source"]["lr"] == 0.0
+    with pytest.raises(SystemExit):  # another shape is refused before any data loads
+        distill.main([*args, "8", "--out", str(tmp_path / "d.npz"), "--init", str(first)])
+    assert "a different student: hidden [16] (this fit: [8])" in capsys.readouterr().err
+    assert not (tmp_path / "d.npz").exists()
+
+
+def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_path):
+    from train.reference import run
+
+    kw = {"workers": 1, "epochs": 1, "check_games": 6, "hidden": "16", "teacher": "oracle"}
+    first, second = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
+    run("sproyte", collect_minutes=0.01, data=str(tmp_path / "d1"), out=first, **kw)
+    report = run("sproyte", collect_minutes=0.01, data=str(tmp_path / "d2"), out=second, all_stages=True, init=first,
+                 lr=3e-4, first_chunk=100, **kw)  # fmt: skip
+    assert report["all_stages"] and report["first_chunk"] == 100 and report["init"] == first and report["lr"] == 3e-4
+    assert sorted(p.name for p in (tmp_path / "d2").glob("chunk_*.npz"))[0] == "chunk_00100.npz"
+    assert '"all_stages": true' in (tmp_path / "d2" / "meta.json").read_text()
+    source = read_weights(second).meta["source"]
+    assert source["init"] == first and source["lr"] == 3e-4
