@@ -296,6 +296,25 @@ class MLPPolicy(Policy):
         logits = self.masked_logits(self.vector(obs)[None, :], mask[None, :])
         return int(choose_from_logits(logits, self.deterministic, self.rng)[0])
 
+    def act_seat(self, engine: Any, seat: int) -> int:
+        """:meth:`act` for the seat on move of ``engine``, the advisor's move read from the engine by
+        its own ``act_seat`` (no decoding of the observation; a test checks the moves are equal):
+        what :mod:`train.oracle_data`'s rollouts call, a quarter faster with a heuristic advisor."""
+        obs = engine.observation(seat)
+        if self.advisor is None or not hasattr(self.advisor, "act_seat"):
+            return self.act(obs)
+        mask = obs["action_mask"]
+        if not mask.any():
+            raise ValueError("no legal action in the observation's action_mask")
+        advice = np.zeros(self.game.num_actions, dtype=np.float32)
+        advice[int(self.advisor.act_seat(engine, seat))] = 1.0
+        parts = [np.asarray(obs["observation"], dtype=np.float32)]
+        if self.include_unseen:
+            parts.append(np.asarray(obs["unseen"], dtype=np.float32))
+        x = np.concatenate([*parts, advice])
+        logits = self.masked_logits(x[None, :], mask[None, :])
+        return int(choose_from_logits(logits, self.deterministic, self.rng)[0])
+
     def act_explained(self, obs, engine=None):
         """``act``'s move, the masked softmax over the legal actions, and the critic's value."""
         mask = np.asarray(obs["action_mask"])

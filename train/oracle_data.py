@@ -28,8 +28,9 @@ read hidden cards, so they are training targets only: the student sees the obser
 
 ``--policy AGENT`` (default the heuristic) plays the games and the rollouts instead: with
 ``pretrained_v2`` the scores are *its* action values, and a student of them is one more step of
-policy iteration (``pretrained_v3``). A heuristic steps engines directly (``act_seat``); any other
-agent reads each seat's observation, about three times slower in Femkortskille.
+policy iteration (``pretrained_v3``). A heuristic steps engines directly (``act_seat``), and so does
+a network for its heuristic advisor (:meth:`agents.pretrained.MLPPolicy.act_seat`); any other agent
+reads each seat's observation.
 
 Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
 :func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
@@ -56,8 +57,8 @@ MAX_ROLLOUT_STEPS = 20_000  # a guard, as in search: no game gets there
 
 
 def seat_player(policy):
-    """``policy`` as ``f(engine, seat) -> action``: a heuristic's engine-level ``act_seat`` where it has
-    one (no observation is built), otherwise ``act`` on the seat's observation."""
+    """``policy`` as ``f(engine, seat) -> action``: its engine-level ``act_seat`` where it has one (a
+    heuristic's builds no observation), otherwise ``act`` on the seat's observation."""
     if hasattr(policy, "act_seat"):
         return policy.act_seat
     return lambda engine, seat: policy.act(engine.observation(seat))

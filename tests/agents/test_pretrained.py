@@ -232,6 +232,7 @@ def test_pretrained_plays_whole_games_legally(name, version):
             obs = e.observation(e.current_player)
             a = policy.act(obs)
             assert obs["action_mask"][a] == 1
+            assert policy.act_seat(e, e.current_player) == a  # the engine-level path (oracle rollouts)
             e.step(a)
             total += e.rewards
         assert game.facts.zero_sum and total.sum() == pytest.approx(0.0, abs=1e-9)
