@@ -207,7 +207,7 @@ def test_sproytes_pretrained_v3_is_v2s_recipe_with_more_data_and_beats_v2():
 
 
 def test_pretrained_v4_ships_where_a_step_of_policy_iteration_beat_v3():
-    assert shipped(4) == ["femkortskille"]  # v3's own action values as the teacher
+    assert shipped(4) == ["femkortskille", "sproyte"]  # v3's own action values as the teacher
     w = read_weights(weights_path("femkortskille", 4))
     source = w.meta["source"]
     assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
@@ -215,6 +215,16 @@ def test_pretrained_v4_ships_where_a_step_of_policy_iteration_beat_v3():
     assert source["check_vs_pretrained_v3"]["ci95"][0] > 0 and source["check_vs_pretrained_v3"]["seed"] == 1
     assert source["check_vs_search_v0_other_deals"]["pooled_with_kb1"]["games"] >= 1200  # the issue's target
     assert source["check_vs_search_v0_other_deals"]["pooled_with_kb1"]["ci95"][0] > 0
+
+
+def test_sproytes_pretrained_v4_goes_on_from_v3_with_v3s_own_values_and_beats_v3():
+    w = read_weights(weights_path("sproyte", 4))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
+    assert source["policy"] == "pretrained_v3" and source["init"].endswith("sproyte_v3.npz")
+    assert source["check_vs_pretrained_v3"]["ci95"][0] > 0 and source["check_vs_pretrained_v3"]["seed"] == 1
+    assert source["check_vs_search_v0"]["games"] == 1200  # at par with search: 0 inside the interval
+    assert source["check_vs_search_v0"]["ci95"][0] < 0 < source["check_vs_search_v0"]["ci95"][1]
 
 
 @pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
