@@ -260,14 +260,15 @@ class MLPPolicy(Policy):
         if getattr(self, "advisor", None) is not None:
             self.advisor.seed(seed)
 
-    def vector(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """The network's input: observation, ``unseen`` where it reads it, the advisor's move one-hot."""
+    def vector(self, obs: dict[str, np.ndarray], advised: np.ndarray | None = None) -> np.ndarray:
+        """The network's input: observation, ``unseen`` where it reads it, the advisor's move one-hot
+        (``advised``, where the caller has it already)."""
         o = np.asarray(obs["observation"], dtype=np.float32)
         parts = [o]
         if self.include_unseen:
             parts.append(np.asarray(obs["unseen"], dtype=np.float32))
         if self.advisor is not None:
-            parts.append(advice(self.advisor, obs, self.game.num_actions))
+            parts.append(advice(self.advisor, obs, self.game.num_actions) if advised is None else advised)
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
 
     def _forward(self, x: np.ndarray, layers: list[Layer]) -> np.ndarray:
@@ -290,30 +291,25 @@ class MLPPolicy(Policy):
         return float(self._forward(self.vector(obs)[None, :], self.weights.critic)[0, 0])
 
     def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
+        return self._decide(obs)
+
+    def _decide(self, obs: dict[str, np.ndarray], advised: np.ndarray | None = None) -> int:
         mask = np.asarray(obs["action_mask"])
         if not mask.any():
             raise ValueError("no legal action in the observation's action_mask")
-        logits = self.masked_logits(self.vector(obs)[None, :], mask[None, :])
+        logits = self.masked_logits(self.vector(obs, advised)[None, :], mask[None, :])
         return int(choose_from_logits(logits, self.deterministic, self.rng)[0])
 
     def act_seat(self, engine: Any, seat: int) -> int:
         """:meth:`act` for the seat on move of ``engine``, the advisor's move read from the engine by
         its own ``act_seat`` (no decoding of the observation; a test checks the moves are equal):
-        what :mod:`train.oracle_data`'s rollouts call, a quarter faster with a heuristic advisor."""
+        what :mod:`train.oracle_data`'s rollouts call, about 30 % faster with a heuristic advisor."""
         obs = engine.observation(seat)
-        if self.advisor is None or not hasattr(self.advisor, "act_seat"):
+        if self.advisor is None or not hasattr(self.advisor, "act_seat") or not obs["action_mask"].any():
             return self.act(obs)
-        mask = obs["action_mask"]
-        if not mask.any():
-            raise ValueError("no legal action in the observation's action_mask")
-        advice = np.zeros(self.game.num_actions, dtype=np.float32)
-        advice[int(self.advisor.act_seat(engine, seat))] = 1.0
-        parts = [np.asarray(obs["observation"], dtype=np.float32)]
-        if self.include_unseen:
-            parts.append(np.asarray(obs["unseen"], dtype=np.float32))
-        x = np.concatenate([*parts, advice])
-        logits = self.masked_logits(x[None, :], mask[None, :])
-        return int(choose_from_logits(logits, self.deterministic, self.rng)[0])
+        advised = np.zeros(self.game.num_actions, dtype=np.float32)
+        advised[int(self.advisor.act_seat(engine, seat))] = 1.0
+        return self._decide(obs, advised)
 
     def act_explained(self, obs, engine=None):
         """``act``'s move, the masked softmax over the legal actions, and the critic's value."""

@@ -29,8 +29,8 @@ a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the t
 ``--advisor heuristic_v0`` gives the network the heuristic's move as one more input (a one-hot;
 :mod:`agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
 search departs from the heuristic, not the whole game again. ``--init FILE.npz`` starts from an
-earlier student of the same shape, so new data adds to what it learnt. ``--half`` holds the inputs as float16
-(:func:`train.expert_data.load_chunks`): millions of oracle decisions in half the memory.
+earlier student of the same shape, so new data adds to what it learnt. ``--half`` holds the inputs
+as float16 (:func:`train.expert_data.load_chunks`): millions of oracle decisions in half the memory.
 """
 
 from __future__ import annotations
@@ -187,8 +187,10 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     actor, critic = mlp(M.shape[1]), mlp(1)
     for net, layers in zip((actor, critic), init or ((), ()), strict=True):
         linear = [m for m in net if isinstance(m, nn.Linear)]
-        for m, (w, b) in zip(linear, layers if len(layers) == len(linear) else (), strict=False):
-            with torch.no_grad():
+        if len(layers) != len(linear):  # an empty critic (not kept) starts afresh
+            continue
+        with torch.no_grad():
+            for m, (w, b) in zip(linear, layers, strict=True):
                 m.weight.copy_(torch.as_tensor(w.T))
                 m.bias.copy_(torch.as_tensor(b))
 

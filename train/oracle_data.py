@@ -14,9 +14,9 @@ student instead:
 * ``q`` holds each action's score (the seat's reward from the decision on), NaN elsewhere; a
   decision of a stage search leaves to the heuristic (Sprøyte's exchange) is kept with no
   scores, so a student still learns to play the heuristic's move there. ``--all-stages`` scores
-  those too: search left Sprøyte's exchange alone because a few dozen full-length rollouts of
-  13 actions were too noisy to act on (module :mod:`agents.search`), but a student averages
-  millions of them, so there it can learn what search cannot (about twice the cost per game).
+  those too, at about twice the cost per game; measured on Sprøyte's exchange (19,440 games, a
+  fit from ``pretrained_v3``), the student gained nothing over the heuristic's exchange there:
+  +0.248 against +0.243 with the exchange's scores dropped (docs/agents.md, pretrained_v4).
 
 One such score is a noisy sample of the action's value given the observation, but an unbiased
 one, drawn from the real distribution of hidden cards behind that observation (the belief search
@@ -128,8 +128,8 @@ def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, ste
         raise ValueError(f"explore must be in [0, 1], got {explore}")
     game = load_game(game_name, **(config or {}))
     make_agent(policy, game, seed=0)  # an unknown name is refused before anything is written
-    meta = {"fingerprint": game.fingerprint(), "teacher": "oracle rollouts (train/oracle_data.py)", "explore": explore,
-            "policy": policy, **({"all_stages": True} if all_stages else {})}  # fmt: skip
+    flags = {"explore": explore, "policy": policy, **({"all_stages": True} if all_stages else {})}
+    meta = {"fingerprint": game.fingerprint(), "teacher": "oracle rollouts (train/oracle_data.py)", **flags}
     stages = SearchPolicy(game, seed=0)  # which stages search searches: those get labels
     if all_stages:
         stages = SearchPolicy(game, seed=0, stages={name: {"search": True} for name in stages.settings})
@@ -138,8 +138,7 @@ def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, ste
         return play_chunk(game, make_agent(policy, game, seed=j), stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore)
 
     return write_chunks(Path(out), meta, minutes, range(start, max_chunks, step), play,
-                        {"teacher": "oracle", "explore": explore, "policy": policy,
-                         **({"all_stages": True} if all_stages else {})})  # fmt: skip
+                        {"teacher": "oracle", **flags})  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
