@@ -227,6 +227,17 @@ def test_sproytes_pretrained_v4_goes_on_from_v3_with_v3s_own_values_and_beats_v3
     assert source["check_vs_search_v0"]["ci95"][0] < 0 < source["check_vs_search_v0"]["ci95"][1]
 
 
+def test_sproytes_pretrained_v5_is_a_second_step_of_policy_iteration_and_beats_v4():
+    assert shipped(5) == ["sproyte"]  # Femkortskille's v4 already beats search
+    w = read_weights(weights_path("sproyte", 5))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
+    assert source["policy"] == "pretrained_v4" and source["init"].endswith("sproyte_v4.npz")
+    assert source["check_vs_pretrained_v4"]["ci95"][0] > 0 and source["check_vs_pretrained_v4"]["seed"] == 1
+    assert source["check_vs_search_v0"]["games"] == 1200
+    assert source["check_vs_search_v0"]["ci95"][0] < 0 < source["check_vs_search_v0"]["ci95"][1]  # still at par
+
+
 @pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
 def test_pretrained_plays_whole_games_legally(name, version):
     game = load_game(name)
