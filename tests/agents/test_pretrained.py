@@ -236,6 +236,8 @@ def test_sproytes_pretrained_v5_is_a_second_step_of_policy_iteration_and_beats_v
     assert source["check_vs_pretrained_v4"]["ci95"][0] > 0 and source["check_vs_pretrained_v4"]["seed"] == 1
     assert source["check_vs_search_v0"]["games"] == 1200
     assert source["check_vs_search_v0"]["ci95"][0] < 0 < source["check_vs_search_v0"]["ci95"][1]  # still at par
+    pooled = source["check_vs_search_v0_other_deals"]["pooled_with_kb1"]
+    assert pooled["games"] == 1800 and pooled["ci95"][0] < 0 < pooled["ci95"][1]  # with 600 games on other deals
 
 
 @pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
