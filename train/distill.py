@@ -29,8 +29,9 @@ a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the t
 ``--advisor heuristic_v0`` gives the network the heuristic's move as one more input (a one-hot;
 :mod:`agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
 search departs from the heuristic, not the whole game again. ``--init FILE.npz`` starts from an
-earlier student of the same shape, so new data adds to what it learnt. ``--half`` holds the inputs
-as float16 (:func:`train.expert_data.load_chunks`): millions of oracle decisions in half the memory.
+earlier student of the same shape (or a narrower one, widened), so new data adds to what it learnt.
+``--half`` holds the inputs as float16 (:func:`train.expert_data.load_chunks`): millions of oracle
+decisions in half the memory.
 """
 
 from __future__ import annotations
@@ -142,7 +143,10 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
     """Train actor and critic MLPs (ReLU or tanh) on teacher data; return their numpy layers and a report.
 
     ``init``: (actor, critic) numpy layers to start from (:func:`init_layers`), so a student goes on
-    learning from new data where an earlier one stopped; an empty critic starts afresh.
+    learning from new data where an earlier one stopped; an empty critic starts afresh. Hidden layers
+    wider than ``init``'s are widened function-preservingly (Net2WiderNet, Chen et al. 2016, in its
+    zero form): the new units start as a fresh layer's, and their outgoing weights at zero, so the
+    wider student first plays exactly as the earlier one and gains capacity as it trains.
 
     ``warm``: data of a cheaper teacher (the heuristic) to fit first, for ``warm_epochs``: it covers
     many more positions than the search's games can, so the search's decisions then only have to
@@ -189,10 +193,12 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
         linear = [m for m in net if isinstance(m, nn.Linear)]
         if len(layers) != len(linear):  # an empty critic (not kept) starts afresh
             continue
-        with torch.no_grad():
+        with torch.no_grad():  # a wider student keeps the earlier one's units in its top-left block
             for m, (w, b) in zip(linear, layers, strict=True):
-                m.weight.copy_(torch.as_tensor(w.T))
-                m.bias.copy_(torch.as_tensor(b))
+                out, inp = w.shape[1], w.shape[0]
+                m.weight[:out, :inp] = torch.as_tensor(w.T)
+                m.weight[:out, inp:] = 0.0  # new units feed nothing yet: the widened net computes the same
+                m.bias[:out] = torch.as_tensor(b)
 
     def run_epochs(n: int, X, M, T, R, idx, after=None) -> None:
         opt = torch.optim.AdamW([*actor.parameters(), *critic.parameters()], lr=lr, weight_decay=weight_decay)
@@ -272,7 +278,8 @@ def fit(data: dict[str, np.ndarray], hidden: list[int], epochs: int = 30, lr: fl
 
 def init_layers(path: str, game, hidden: list[int], activation: str, advisor: str | None) -> tuple[list, list]:
     """The (actor, critic) layers of the weights file ``path``, refused unless it is a student of the
-    same shape: this game, ``hidden``, ``activation`` and ``advisor`` (the inputs must mean the same)."""
+    same kind: this game, ``activation`` and ``advisor`` (the inputs must mean the same), and as many
+    hidden layers as ``hidden``, none wider (:func:`fit` widens a narrower one)."""
     from agents.pretrained import check_weights, read_weights
 
     w = read_weights(path)
@@ -282,6 +289,8 @@ def init_layers(path: str, game, hidden: list[int], activation: str, advisor: st
             "inputs": int(w.actor[0][0].shape[0])}  # fmt: skip
     want = {"hidden": hidden, "activation": activation, "advisor": advisor, "include_unseen": True,
             "inputs": int(w.meta["inputs"])}  # fmt: skip
+    if len(have["hidden"]) == len(hidden) and all(h <= w for h, w in zip(have["hidden"], hidden, strict=True)):
+        want["hidden"] = have["hidden"]  # as wide or narrower, layer by layer: fit widens it
     wrong = [f"{k} {have[k]!r} (this fit: {want[k]!r})" for k in want if have[k] != want[k]]
     if wrong:
         raise ValueError(f"--init {path}: a different student: {'; '.join(wrong)}")
@@ -318,7 +327,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--activation", choices=("relu", "tanh"), default="relu",
                    help="tanh: fine-tunable by kortmiljo train --init (SB3's MLP activation)")  # fmt: skip
     p.add_argument("--init", default=None,
-                   help="a weights file of the same shape to start from (go on learning from new data)")  # fmt: skip
+                   help="a weights file to start from (go on learning from new data): the same shape, "
+                        "or narrower hidden layers, which are widened")  # fmt: skip
     p.add_argument("--half", action="store_true",
                    help="hold the inputs as float16 (half the memory: millions of oracle decisions)")  # fmt: skip
     a = p.parse_args(argv)

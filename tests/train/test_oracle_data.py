@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.pretrained import read_weights
+from agents.pretrained import load_mlp_policy, read_weights
 from agents.registry import make_agent
 from agents.search import SearchPolicy
 from kortmiljo import load_game
 from train import distill
-from train.distill import advantage_targets, regret
+from train.distill import advantage_targets, advice_columns, regret
 from train.expert_data import ARRAYS, chunk_totals, load_chunks
 from train.oracle_data import collect, play_chunk
 
@@ -217,3 +217,28 @@ def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_
     assert '"all_stages": true' in (tmp_path / "d2" / "meta.json").read_text()
     source = read_weights(second).meta["source"]
     assert source["init"] == first and source["lr"] == 3e-4
+
+
+def test_a_wider_fit_from_init_starts_as_the_narrower_student_and_plays_the_same(tmp_path, capsys):
+    out = tmp_path / "data"
+    assert collect("sproyte", out, minutes=5, max_chunks=1) == 1
+    args = ["sproyte", "--data", str(out), "--advisor", "heuristic_v0", "--target", "advantage", "--hidden"]
+    narrow, wide = tmp_path / "a.npz", tmp_path / "b.npz"
+    distill.main([*args, "16,16", "--out", str(narrow), "--epochs", "1"])
+    distill.main([*args, "24,32", "--out", str(wide), "--epochs", "1", "--init", str(narrow), "--lr", "0"])
+    a, b = read_weights(narrow), read_weights(wide)
+    assert [w.shape for w, _ in b.actor] == [(a.actor[0][0].shape[0], 24), (24, 32), (32, a.actor[-1][0].shape[1])]
+    for k, ((wa, ba), (wb, bb)) in enumerate(zip(a.actor, b.actor, strict=True)):
+        assert np.array_equal(wb[: wa.shape[0], : wa.shape[1]], wa) and np.array_equal(bb[: len(ba)], ba)
+        assert (wb[wa.shape[0] :, : wa.shape[1]] == 0).all()  # old units read nothing from the new ones
+        if k < len(a.actor) - 1:
+            assert (wb[:, wa.shape[1] :] != 0).any()  # the new units do read their inputs: they can learn
+    game = load_game("sproyte")
+    d, _ = load_chunks(out, columns=advice_columns(game, "heuristic_v0"))
+    pa, pb = (load_mlp_policy(p, game) for p in (narrow, wide))
+    x = d["obs"][:200]
+    same = pb._forward(x, pb.weights.actor), pa._forward(x, pa.weights.actor)
+    np.testing.assert_allclose(*same, rtol=1e-5, atol=1e-5)  # the widened student computes the same
+    with pytest.raises(SystemExit):  # as many layers, or narrower ones, are still refused
+        distill.main([*args, "24", "--out", str(tmp_path / "c.npz"), "--init", str(narrow)])
+    assert "a different student: hidden [16, 16] (this fit: [24])" in capsys.readouterr().err
