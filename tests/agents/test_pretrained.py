@@ -240,6 +240,19 @@ def test_sproytes_pretrained_v5_is_a_second_step_of_policy_iteration_and_beats_v
     assert pooled["games"] == 1800 and pooled["ci95"][0] < 0 < pooled["ci95"][1]  # with 600 games on other deals
 
 
+def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_and_beats_v5():
+    assert shipped(6) == ["sproyte"]
+    w = read_weights(weights_path("sproyte", 6))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage" and source["hidden"] == [256, 256]
+    assert source["policy"] == "pretrained_v5" and source["init"].endswith("sproyte_v5.npz")
+    assert source["games"] >= 2 * read_weights(weights_path("sproyte", 5)).meta["source"]["games"]
+    assert source["check_vs_pretrained_v5"]["ci95"][0] > 0 and source["check_vs_pretrained_v5"]["seed"] == 1
+    search = source["check_vs_search_v0"]
+    assert search["games"] == 1200 and search["ci95"][0] < 0 < search["ci95"][1]  # ahead, but not beyond the interval
+    assert source["regret"] < source["advisor_regret"]  # on held-out games it loses less than the heuristic would
+
+
 @pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
 def test_pretrained_plays_whole_games_legally(name, version):
     game = load_game(name)
