@@ -289,7 +289,7 @@ def init_layers(path: str, game, hidden: list[int], activation: str, advisor: st
             "inputs": int(w.actor[0][0].shape[0])}  # fmt: skip
     want = {"hidden": hidden, "activation": activation, "advisor": advisor, "include_unseen": True,
             "inputs": int(w.meta["inputs"])}  # fmt: skip
-    if len(have["hidden"]) == len(hidden) and all(h <= w for h, w in zip(have["hidden"], hidden, strict=True)):
+    if len(have["hidden"]) == len(hidden) and all(old <= new for old, new in zip(have["hidden"], hidden, strict=True)):
         want["hidden"] = have["hidden"]  # as wide or narrower, layer by layer: fit widens it
     wrong = [f"{k} {have[k]!r} (this fit: {want[k]!r})" for k in want if have[k] != want[k]]
     if wrong:
