@@ -239,6 +239,6 @@ def test_a_wider_fit_from_init_starts_as_the_narrower_student_and_plays_the_same
     x = d["obs"][:200]
     same = pb._forward(x, pb.weights.actor), pa._forward(x, pa.weights.actor)
     np.testing.assert_allclose(*same, rtol=1e-5, atol=1e-5)  # the widened student computes the same
-    with pytest.raises(SystemExit):  # as many layers, or narrower ones, are still refused
+    with pytest.raises(SystemExit):  # another depth is still refused (narrower layers: the test above)
         distill.main([*args, "24", "--out", str(tmp_path / "c.npz"), "--init", str(narrow)])
     assert "a different student: hidden [16, 16] (this fit: [24])" in capsys.readouterr().err
