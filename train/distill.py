@@ -398,17 +398,10 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
 
 
 def _load(folders: str, obs_dtype=np.float32, columns=None) -> tuple[dict[str, np.ndarray], dict]:
-    """Teacher data of comma-separated folders joined (game ids made unique across them)."""
-    parts = [load_chunks(d, obs_dtype, columns) for d in folders.split(",")]
-    if len(parts) == 1:  # no copy
-        data, meta = parts[0]
-        return data, {"games": meta["games"], "teacher_seconds": round(meta["seconds"])}
-    offsets = np.cumsum([0] + [meta["games"] for _, meta in parts[:-1]])
-    for (d, _), off in zip(parts, offsets, strict=True):
-        d["game"] = d["game"] + off  # game ids unique across folders (the held-out split is by game)
-    data = {k: np.concatenate([d[k] for d, _ in parts]) for k in parts[0][0]}
-    info = {"games": sum(m["games"] for _, m in parts), "teacher_seconds": round(sum(m["seconds"] for _, m in parts))}
-    return data, info
+    """Teacher data of comma-separated folders joined (game ids unique across them: the held-out
+    split is by game)."""
+    data, meta = load_chunks(folders.split(","), obs_dtype, columns)
+    return data, {"games": meta["games"], "teacher_seconds": round(meta["seconds"])}
 
 
 if __name__ == "__main__":

@@ -99,15 +99,16 @@ def write_chunk(path: Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
     atomic_write(path, buf.getvalue())
 
 
-def load_chunks(folder: str | Path, obs_dtype=np.float32, columns=None) -> tuple[dict[str, np.ndarray], dict]:
-    """Every chunk of a folder joined (game ids made unique), and totals of their metadata.
+def load_chunks(folders: str | Path | list, obs_dtype=np.float32, columns=None) -> tuple[dict[str, np.ndarray], dict]:
+    """Every chunk of a folder, or of a list of folders, joined (game ids made unique), and totals
+    of their metadata.
 
-    The arrays are allocated once and filled chunk by chunk, so millions of decisions need no
-    second copy. ``columns(part) -> (n, k) array`` appends ``k`` inputs computed from each chunk's
+    The arrays are allocated once and filled chunk by chunk, so millions of decisions, from several
+    steps' data, need no second copy. ``columns(part) -> (n, k) array`` appends ``k`` inputs computed from each chunk's
     own float32 arrays (the advisor's move, :func:`train.distill.with_advice`) before ``obs`` is cast
     to ``obs_dtype``: float16 halves the largest array, and keeps the games' fractional inputs
     (counts over 13 and the like) to within 2e-4."""
-    chunks = _chunks(folder)
+    chunks = _joined(folders)
     total = sum(n for _, n, _ in chunks)
     data: dict[str, np.ndarray] = {}
     end, games = 0, 0
@@ -127,9 +128,13 @@ def load_chunks(folder: str | Path, obs_dtype=np.float32, columns=None) -> tuple
     return data, _totals(chunks)
 
 
-def chunk_totals(folder: str | Path) -> dict:
+def chunk_totals(folders: str | Path | list) -> dict:
     """:func:`load_chunks`'s totals without loading the arrays (chunks, games, decisions, seconds)."""
-    return _totals(_chunks(folder))
+    return _totals(_joined(folders))
+
+
+def _joined(folders: str | Path | list) -> list[tuple[Path, int, dict]]:
+    return [c for f in (folders if isinstance(folders, list) else [folders]) for c in _chunks(f)]
 
 
 def _chunks(folder: str | Path) -> list[tuple[Path, int, dict]]:

@@ -19,8 +19,10 @@ the heuristic's move (``train.distill --advisor heuristic_v0 --target advantage 
 ``--teacher oracle --policy pretrained_vN`` makes ``pretrained_v(N+1)`` (v3 from v2, v4 from v3): the
 same, with that network playing the games and the rollouts, so the scores are its action values and
 the student is one step of policy iteration beyond it (still with the heuristic as advisor).
-``--all-stages`` scores the stages search leaves to the heuristic too (Sprøyte's exchange), and
-``--init FILE.npz`` starts the fit from an earlier student, so new data adds to what it learnt.
+``--all-stages`` scores the stages search leaves to the heuristic too (Sprøyte's exchange),
+``--init FILE.npz`` starts the fit from an earlier student, so new data adds to what it learnt, and
+``--replay DIR`` fits the earlier steps' data again beside this step's (a replay buffer: their
+scores are an older policy's values, but they are many games more).
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
@@ -51,7 +53,8 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         hidden: str = "256,256", teacher: str = "search", share: float = 0.75, prior: str | None = None,
         prior_top: int = 2, advisor: str | None = None, warm: str | None = None, margin: float = 0.1,
         explore: float = 0.05, policy: str = "heuristic", half: bool = False, all_stages: bool = False,
-        init: str | None = None, lr: float | None = None, first_chunk: int = 0) -> dict:  # fmt: skip
+        init: str | None = None, lr: float | None = None, first_chunk: int = 0,
+        replay: str | None = None) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
@@ -67,6 +70,8 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         report.update(margin=margin, explore=explore, policy=policy, all_stages=all_stages, first_chunk=first_chunk)
     if init:
         report.update(init=init, lr=lr)
+    if replay:  # read now: a wrong folder is refused before the collection, not after it
+        report["replay"] = {"folders": replay, **chunk_totals(replay.split(","))}
     t = time.time()
     if collect_minutes > 0:
         if oracle:
@@ -89,7 +94,8 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         extra += ["--init", init]
     if lr is not None:
         extra += ["--lr", str(lr)]
-    distill.main([game, "--data", data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
+    fit_data = ",".join([data, *([replay] if replay else [])])
+    distill.main([game, "--data", fit_data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
                   "--threads", str(workers), *extra])  # fmt: skip
     report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
     t = time.time()
@@ -147,6 +153,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="--teacher oracle: score every stage, also those search leaves to the heuristic")  # fmt: skip
     p.add_argument("--first-chunk", type=int, default=0, help="--teacher oracle: the first chunk number (its deals)")
     p.add_argument("--init", default=None, help="a student of the same shape to go on from (train.distill --init)")
+    p.add_argument("--replay", default=None, help="earlier steps' teacher data fitted beside this step's (folders)")
     p.add_argument("--lr", type=float, default=None, help="the fit's learning rate (train.distill's default)")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
@@ -157,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     report = run(
         a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
         a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half, a.all_stages, a.init, a.lr,
-        a.first_chunk,
+        a.first_chunk, a.replay,
     )  # fmt: skip
     print(json.dumps(report, indent=1))
 

@@ -111,6 +111,19 @@ def test_oracle_data_distils_with_the_advantage_target_into_weights_that_play(tm
     plays_legally(g, make_agent(str(w), g, seed=0), seed=3)
 
 
+def test_several_folders_load_as_one_with_game_ids_unique_across_them(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"  # two steps' data: a fit may replay the earlier one's
+    assert collect("sproyte", a, minutes=5, max_chunks=1) == 1
+    assert collect("sproyte", b, minutes=5, start=7, max_chunks=8, policy="pretrained") == 1
+    (da, ma), (db, mb) = load_chunks(a), load_chunks(b)
+    both, meta = load_chunks([a, b])
+    assert meta == {k: ma[k] + mb[k] for k in meta} == chunk_totals([a, b])
+    for k in ARRAYS:
+        tail = db[k] + ma["games"] if k == "game" else db[k]
+        assert np.array_equal(both[k], np.concatenate([da[k], tail]), equal_nan=k == "q")  # q: unscored is nan
+    assert len(np.intersect1d(both["game"][: len(da["game"])], both["game"][len(da["game"]) :])) == 0
+
+
 def test_half_precision_loading_keeps_the_advisors_moves_and_the_inputs_to_2e_4(tmp_path):
     out = tmp_path / "data"
     assert collect("sproyte", out, minutes=5, max_chunks=3) == 3
@@ -211,12 +224,19 @@ def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_
     first, second = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
     run("sproyte", collect_minutes=0.01, data=str(tmp_path / "d1"), out=first, **kw)
     report = run("sproyte", collect_minutes=0.01, data=str(tmp_path / "d2"), out=second, all_stages=True, init=first,
-                 lr=3e-4, first_chunk=100, **kw)  # fmt: skip
+                 lr=3e-4, first_chunk=100, replay=str(tmp_path / "d1"), **kw)  # fmt: skip
     assert report["all_stages"] and report["first_chunk"] == 100 and report["init"] == first and report["lr"] == 3e-4
+    new, old = report["stages"]["teacher_games"], report["replay"]
+    assert old["folders"] == str(tmp_path / "d1") and old["games"] == chunk_totals(tmp_path / "d1")["games"]
     assert sorted(p.name for p in (tmp_path / "d2").glob("chunk_*.npz"))[0] == "chunk_00100.npz"
     assert '"all_stages": true' in (tmp_path / "d2" / "meta.json").read_text()
     source = read_weights(second).meta["source"]
     assert source["init"] == first and source["lr"] == 3e-4
+    assert source["games"] == new["games"] + old["games"]  # the earlier step's data was fitted again
+    with pytest.raises(ValueError, match="no chunk_"):  # before any game is played
+        run("sproyte", collect_minutes=5, data=str(tmp_path / "d3"), out=str(tmp_path / "c.npz"),
+            replay=str(tmp_path / "nowhere"), **kw)  # fmt: skip
+    assert not (tmp_path / "d3").exists()
 
 
 def test_a_wider_fit_from_init_starts_as_the_narrower_student_and_plays_the_same(tmp_path, capsys):
