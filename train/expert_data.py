@@ -104,10 +104,11 @@ def load_chunks(folders: str | Path | list, obs_dtype=np.float32, columns=None) 
     of their metadata.
 
     The arrays are allocated once and filled chunk by chunk, so millions of decisions, from several
-    steps' data, need no second copy. ``columns(part) -> (n, k) array`` appends ``k`` inputs computed from each chunk's
-    own float32 arrays (the advisor's move, :func:`train.distill.with_advice`) before ``obs`` is cast
-    to ``obs_dtype``: float16 halves the largest array, and keeps the games' fractional inputs
-    (counts over 13 and the like) to within 2e-4."""
+    steps' data, need no second copy. ``columns(part) -> (n, k) array`` appends ``k`` inputs
+    computed from each chunk's own float32 arrays (the advisor's move,
+    :func:`train.distill.with_advice`) before ``obs`` is cast to ``obs_dtype``: float16 halves the
+    largest array, and keeps the games' fractional inputs (counts over 13 and the like) to within
+    2e-4."""
     chunks = _joined(folders)
     total = sum(n for _, n, _ in chunks)
     data: dict[str, np.ndarray] = {}

@@ -161,11 +161,14 @@ def main(argv: list[str] | None = None) -> None:
     teacher_dir = ("oracle" if version == 2 else f"oracle_{a.policy}") if oracle else "expert"
     data = a.data or str(Path("runs") / teacher_dir / a.game / "data")
     out = a.out or str(Path(__file__).resolve().parent.parent / "agents" / "weights" / f"{a.game}_v{version}.npz")
-    report = run(
-        a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher, a.teacher_share,
-        a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half, a.all_stages, a.init, a.lr,
-        a.first_chunk, a.replay,
-    )  # fmt: skip
+    try:
+        report = run(
+            a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher,
+            a.teacher_share, a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half,
+            a.all_stages, a.init, a.lr, a.first_chunk, a.replay,
+        )  # fmt: skip
+    except ValueError as err:  # a bad folder or setting: say what, without a traceback
+        p.error(str(err))
     print(json.dumps(report, indent=1))
 
 

@@ -217,8 +217,8 @@ def test_a_fit_from_init_starts_where_the_earlier_student_stopped(tmp_path, caps
     assert not (tmp_path / "d.npz").exists()
 
 
-def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_path):
-    from train.reference import run
+def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_path, capsys):
+    from train.reference import main, run
 
     kw = {"workers": 1, "epochs": 1, "check_games": 6, "hidden": "16", "teacher": "oracle"}
     first, second = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
@@ -236,6 +236,10 @@ def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_
     with pytest.raises(ValueError, match="no chunk_"):  # before any game is played
         run("sproyte", collect_minutes=5, data=str(tmp_path / "d3"), out=str(tmp_path / "c.npz"),
             replay=str(tmp_path / "nowhere"), **kw)  # fmt: skip
+    with pytest.raises(SystemExit):  # the command line says the same, without a traceback
+        main(["sproyte", "--teacher", "oracle", "--data", str(tmp_path / "d3"), "--out", str(tmp_path / "c.npz"),
+              "--replay", str(tmp_path / "nowhere")])  # fmt: skip
+    assert f"no chunk_*.npz teacher data in {tmp_path / 'nowhere'}" in capsys.readouterr().err
     assert not (tmp_path / "d3").exists()
 
 
