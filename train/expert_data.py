@@ -25,6 +25,7 @@ import argparse
 import io
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,7 @@ from kortmiljo.env.training import flat_observation
 
 CHUNK_GAMES = 10
 ARRAYS = ("obs", "mask", "action", "q", "ret", "seat", "game")
+Folders = str | Path | Sequence[str | Path]  # one folder of chunks, or several (one fit over several steps' data)
 
 
 def play_chunk(game: Game, teacher, heuristic, games: int, seed: int, teacher_share: float) -> dict[str, np.ndarray]:
@@ -99,7 +101,7 @@ def write_chunk(path: Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
     atomic_write(path, buf.getvalue())
 
 
-def load_chunks(folders: str | Path | list, obs_dtype=np.float32, columns=None) -> tuple[dict[str, np.ndarray], dict]:
+def load_chunks(folders: Folders, obs_dtype=np.float32, columns=None) -> tuple[dict[str, np.ndarray], dict]:
     """Every chunk of a folder, or of a list of folders, joined (game ids made unique), and totals
     of their metadata.
 
@@ -129,13 +131,13 @@ def load_chunks(folders: str | Path | list, obs_dtype=np.float32, columns=None) 
     return data, _totals(chunks)
 
 
-def chunk_totals(folders: str | Path | list) -> dict:
+def chunk_totals(folders: Folders) -> dict:
     """:func:`load_chunks`'s totals without loading the arrays (chunks, games, decisions, seconds)."""
     return _totals(_joined(folders))
 
 
-def _joined(folders: str | Path | list) -> list[tuple[Path, int, dict]]:
-    return [c for f in (folders if isinstance(folders, list) else [folders]) for c in _chunks(f)]
+def _joined(folders: Folders) -> list[tuple[Path, int, dict]]:
+    return [c for f in ([folders] if isinstance(folders, (str, Path)) else folders) for c in _chunks(f)]
 
 
 def _chunks(folder: str | Path) -> list[tuple[Path, int, dict]]:

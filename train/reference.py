@@ -94,7 +94,7 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         extra += ["--init", init]
     if lr is not None:
         extra += ["--lr", str(lr)]
-    fit_data = ",".join([data, *([replay] if replay else [])])
+    fit_data = f"{data},{replay}" if replay else data
     distill.main([game, "--data", fit_data, "--out", out, "--epochs", str(epochs), "--hidden", hidden,
                   "--threads", str(workers), *extra])  # fmt: skip
     report["stages"]["distillation"] = {"wall_seconds": round(time.time() - t)}
@@ -152,8 +152,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--all-stages", action="store_true",
                    help="--teacher oracle: score every stage, also those search leaves to the heuristic")  # fmt: skip
     p.add_argument("--first-chunk", type=int, default=0, help="--teacher oracle: the first chunk number (its deals)")
-    p.add_argument("--init", default=None, help="a student of the same shape to go on from (train.distill --init)")
-    p.add_argument("--replay", default=None, help="earlier steps' teacher data fitted beside this step's (folders)")
+    p.add_argument("--init", default=None, help="an earlier student to go on from (train.distill --init)")
+    p.add_argument("--replay", default=None, help="earlier steps' teacher data fitted too (comma-separated folders)")
     p.add_argument("--lr", type=float, default=None, help="the fit's learning rate (train.distill's default)")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
