@@ -84,6 +84,7 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
     rng = np.random.default_rng(seed)
     policy.seed(int(rng.integers(2**63)))
     player = seat_player(policy)
+    engine_level = hasattr(policy, "act_seat")
     e = game.new_state()
     n, A = game.num_players, game.num_actions
     X, M, ACT, Q, S, ID, R = [], [], [], [], [], [], []
@@ -95,7 +96,7 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
             p = e.current_player
             o = e.observation(p)
             legal = np.flatnonzero(o["action_mask"])
-            a = int(player(e, p))
+            a = int(player(e, p) if engine_level else policy.act(o))  # o is built once either way
             if len(legal) > 1:
                 q = np.full(A, np.nan, dtype=np.float32)
                 if stages.stage_settings([int(x) for x in legal])[1]["search"]:

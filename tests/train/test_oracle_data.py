@@ -20,11 +20,28 @@ from train.oracle_data import collect, play_chunk
 from .conftest import plays_legally
 
 
-@pytest.mark.parametrize("policy", ["heuristic", "pretrained"])
+class ByObservation:
+    """The pretrained agent with ``act`` alone, as a plug-in policy may be: no engine-level ``act_seat``."""
+
+    def __init__(self, g):
+        self.inner = make_agent("pretrained", g, seed=0)
+
+    def seed(self, seed):
+        self.inner.seed(seed)
+
+    def act(self, obs, engine=None):
+        return self.inner.act(obs)
+
+
+def make_policy(policy, g):
+    return ByObservation(g) if policy == "by-observation" else make_agent(policy, g, seed=0)
+
+
+@pytest.mark.parametrize("policy", ["heuristic", "pretrained", "by-observation"])
 @pytest.mark.parametrize("name", ["sproyte", "femkortskille", "spokelse"])
 def test_the_move_played_scores_the_return_the_game_gave(name, policy):
     g = load_game(name)
-    d = play_chunk(g, make_agent(policy, g, seed=0), SearchPolicy(g, seed=0), games=2, seed=5, explore=0.0)
+    d = play_chunk(g, make_policy(policy, g), SearchPolicy(g, seed=0), games=2, seed=5, explore=0.0)
     n = len(d["action"])
     assert set(d) == set(ARRAYS) and n > 0 and all(len(d[k]) == n for k in ARRAYS)
     scored = np.isfinite(d["q"])
@@ -37,7 +54,7 @@ def test_the_move_played_scores_the_return_the_game_gave(name, policy):
     played = d["q"][np.arange(n), d["action"].astype(int)]
     assert np.array_equal(played[searched], d["ret"][searched])
     # the moves played are the policy's own (a policy that reads observations plays and rolls out too)
-    agent, size = make_agent(policy, g, seed=0), g.layout.size
+    agent, size = make_policy(policy, g), g.layout.size
     moves = [agent.act({"observation": x[:size], "unseen": x[size:], "action_mask": m.astype(np.int8)})
              for x, m in zip(d["obs"], d["mask"], strict=True)]  # fmt: skip
     assert np.array_equal(moves, d["action"])
