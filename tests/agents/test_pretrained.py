@@ -240,7 +240,7 @@ def test_sproytes_pretrained_v5_is_a_second_step_of_policy_iteration_and_beats_v
     assert pooled["games"] == 1800 and pooled["ci95"][0] < 0 < pooled["ci95"][1]  # with 600 games on other deals
 
 
-def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_and_beats_v5():
+def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_beats_v5_and_beats_search():
     assert shipped(6) == ["sproyte"]
     w = read_weights(weights_path("sproyte", 6))
     source = w.meta["source"]
@@ -249,7 +249,13 @@ def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_and_beats_v5
     assert source["games"] >= 2 * read_weights(weights_path("sproyte", 5)).meta["source"]["games"]
     assert source["check_vs_pretrained_v5"]["ci95"][0] > 0 and source["check_vs_pretrained_v5"]["seed"] == 1
     search = source["check_vs_search_v0"]
-    assert search["games"] == 1200 and search["ci95"][0] < 0 < search["ci95"][1]  # ahead, but not beyond the interval
+    assert search["games"] == 1200 and search["ci95"][0] < 0 < search["ci95"][1]  # kb1 alone: ahead, 0 inside
+    other = source["check_vs_search_v0_other_deals"]  # the second look, 2,400 games on other deals
+    assert [other[f"seed_{s}"]["games"] for s in (3, 4)] == [1200, 1200]
+    pooled = other["pooled_with_kb1"]
+    assert pooled["games"] == 3600 and pooled["ci95"][0] > 0  # the target: the interval above 0
+    runs = [search, other["seed_3"], other["seed_4"]]  # equal sizes: the pooled mean is the mean of the three
+    assert abs(pooled["mean_reward"] - sum(r["mean_reward"] for r in runs) / 3) < 1e-3
     assert source["regret"] < source["advisor_regret"]  # on held-out games it loses less than the heuristic would
 
 
