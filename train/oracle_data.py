@@ -32,10 +32,17 @@ policy iteration (``pretrained_v3``). A heuristic steps engines directly (``act_
 a network for its heuristic advisor (:meth:`agents.pretrained.MLPPolicy.act_seat`); any other agent
 reads each seat's observation.
 
+``--opponents AGENT --opponent-share P`` seats ``AGENT`` in every seat but one in a share ``P`` of
+the games (the one seat, drawn per game, plays ``--policy``), and those games' rollouts keep that
+table; only the one seat's decisions are recorded there. Its scores are then the action values of
+``--policy`` at a table of ``AGENT``s: v6's values are a table of v5s', and search, whose rollouts
+are the heuristic's, gains more on the heuristic than v6 does (docs/agents.md, "pretrained_v6 in
+Sprøyte"); a student of both kinds of game is asked for both.
+
 Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
 :func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
 train.oracle_data GAME --out DIR --minutes M [--start J --step K] [--explore 0.05] [--policy AGENT]
-[--all-stages]``.
+[--all-stages] [--opponents AGENT --opponent-share P]``.
 """
 
 from __future__ import annotations
@@ -79,21 +86,35 @@ def rollout(engine: Engine, seat: int, action: int, player, rng_seed: int) -> fl
     return total
 
 
-def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, explore: float) -> dict:
-    """``games`` games of ``policy`` in every seat; the arrays of every decision with an oracle score per action."""
+def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, explore: float,
+               opponents=None, opponent_share: float = 0.0) -> dict:  # fmt: skip
+    """``games`` games of ``policy`` in every seat (in a share ``opponent_share`` of them, ``opponents``
+    in every seat but one, and only that seat recorded); the arrays of every recorded decision with an
+    oracle score per action."""
     rng = np.random.default_rng(seed)
     policy.seed(int(rng.integers(2**63)))
     player = seat_player(policy)
     engine_level = hasattr(policy, "act_seat")
+    if opponents is not None:
+        opponents.seed(int(rng.integers(2**63)))
+        other = seat_player(opponents)
     e = game.new_state()
     n, A = game.num_players, game.num_actions
     X, M, ACT, Q, S, ID, R = [], [], [], [], [], [], []
     for gi in range(games):
         e.new_episode(rng)
+        table, hero = player, None  # hero: the one seat policy holds at a table of opponents
+        if opponents is not None and rng.random() < opponent_share:
+            hero = int(rng.integers(n))
+            table = lambda sim, seat, hero=hero: player(sim, seat) if seat == hero else other(sim, seat)  # noqa: E731
         total = np.zeros(n)
         before, seats = [], []
         while not (e.terminal or e.truncated):
             p = e.current_player
+            if hero is not None and p != hero:
+                e.step(int(other(e, p)))
+                total += np.asarray(e.rewards, dtype=np.float64)
+                continue
             o = e.observation(p)
             legal = np.flatnonzero(o["action_mask"])
             a = int(player(e, p) if engine_level else policy.act(o))  # o is built once either way
@@ -102,7 +123,7 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
                 if stages.stage_settings([int(x) for x in legal])[1]["search"]:
                     stream = int(rng.integers(2**63))
                     for b in legal:
-                        q[b] = rollout(e, p, int(b), player, stream)
+                        q[b] = rollout(e, p, int(b), table, stream)
                 X.append(flat_observation(o))
                 M.append(o["action_mask"].astype(bool))
                 Q.append(q)
@@ -121,22 +142,33 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
 
 def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, step: int = 1, explore: float = 0.05,
             max_chunks: int = 1_000_000, config: dict | None = None, policy: str = "heuristic",
-            all_stages: bool = False) -> int:  # fmt: skip
+            all_stages: bool = False, opponents: str | None = None, opponent_share: float = 0.0) -> int:  # fmt: skip
     """Write chunks ``start, start + step, ...`` into ``out`` until ``minutes`` run out (existing ones are
     skipped, so a collection resumes and several processes can share a folder); returns chunks written.
-    ``all_stages``: score the decisions of every stage, also those search leaves to the heuristic."""
+    ``all_stages``: score the decisions of every stage, also those search leaves to the heuristic.
+    ``opponents``, ``opponent_share``: that share of the games at a table of ``opponents`` (see above)."""
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must be in [0, 1], got {explore}")
+    if not 0.0 <= opponent_share <= 1.0:
+        raise ValueError(f"opponent_share must be in [0, 1], got {opponent_share}")
+    if (opponents is None) != (opponent_share == 0.0):
+        raise ValueError("give opponents and a share above 0 together (--opponents AGENT --opponent-share P), "
+                         f"got opponents={opponents!r}, opponent_share={opponent_share}")  # fmt: skip
     game = load_game(game_name, **(config or {}))
-    make_agent(policy, game, seed=0)  # an unknown name is refused before anything is written
+    for name in (policy, opponents or policy):
+        make_agent(name, game, seed=0)  # an unknown name is refused before anything is written
     flags = {"explore": explore, "policy": policy, **({"all_stages": True} if all_stages else {})}
+    if opponents is not None:
+        flags.update(opponents=opponents, opponent_share=opponent_share)
     meta = {"fingerprint": game.fingerprint(), "teacher": "oracle rollouts (train/oracle_data.py)", **flags}
     stages = SearchPolicy(game, seed=0)  # which stages search searches: those get labels
     if all_stages:
         stages = SearchPolicy(game, seed=0, stages={name: {"search": True} for name in stages.settings})
 
     def play(j: int) -> dict[str, np.ndarray]:
-        return play_chunk(game, make_agent(policy, game, seed=j), stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore)
+        them = make_agent(opponents, game, seed=j) if opponents is not None else None
+        return play_chunk(game, make_agent(policy, game, seed=j), stages, CHUNK_GAMES, 7_000_001 * 13 + j, explore,
+                          them, opponent_share)  # fmt: skip
 
     return write_chunks(Path(out), meta, minutes, range(start, max_chunks, step), play,
                         {"teacher": "oracle", **flags})  # fmt: skip
@@ -156,9 +188,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="score every stage, also those search leaves to the heuristic (Sprøyte's exchange)",
     )
+    p.add_argument("--opponents", help="the agent in every other seat of a share of the games (--opponent-share)")
+    p.add_argument("--opponent-share", type=float, default=0.0, help="share of the games at a table of --opponents")
     a = p.parse_args(argv)
     try:
-        n = collect(a.game, a.out, a.minutes, a.start, a.step, a.explore, policy=a.policy, all_stages=a.all_stages)
+        n = collect(a.game, a.out, a.minutes, a.start, a.step, a.explore, policy=a.policy, all_stages=a.all_stages,
+                    opponents=a.opponents, opponent_share=a.opponent_share)  # fmt: skip
     except ValueError as err:
         p.error(str(err))
     print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")

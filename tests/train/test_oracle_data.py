@@ -5,6 +5,8 @@ the heuristic's move is a weights file that plays."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -83,6 +85,46 @@ def test_exploration_plays_other_moves_and_bad_shares_are_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown agent 'nosuch' for spokelse"):
         collect("spokelse", tmp_path / "y", minutes=1, policy="nosuch")
     assert not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize("name", ["sproyte", "femkortskille"])
+def test_at_a_table_of_opponents_only_the_one_seat_is_recorded_and_its_rollouts_keep_the_table(name):
+    g = load_game(name)
+    d = play_chunk(g, make_agent("pretrained", g, seed=0), SearchPolicy(g, seed=0), games=6, seed=4, explore=0.0,
+                   opponents=make_agent("heuristic", g, seed=0), opponent_share=1.0)  # fmt: skip
+    seats = {int(gi): set(d["seat"][d["game"] == gi].tolist()) for gi in np.unique(d["game"])}
+    assert all(len(s) == 1 for s in seats.values()) and len(set().union(*seats.values())) > 1  # one seat a game
+    n = len(d["action"])
+    searched = np.isfinite(d["q"]).sum(axis=1) > 1
+    played = d["q"][np.arange(n), d["action"].astype(int)]
+    # the played move's rollout is the rest of that game at that table (pretrained there, the heuristic elsewhere)
+    assert searched.any() and np.array_equal(played[searched], d["ret"][searched])
+    agent, size = make_agent("pretrained", g, seed=0), g.layout.size
+    moves = [agent.act({"observation": x[:size], "unseen": x[size:], "action_mask": m.astype(np.int8)})
+             for x, m in zip(d["obs"], d["mask"], strict=True)]  # fmt: skip
+    assert np.array_equal(moves, d["action"])  # every recorded move is the policy's
+    # at a share of 0.5 some games are self-play (every seat recorded), some at the table (one seat)
+    d = play_chunk(g, make_agent("pretrained", g, seed=0), SearchPolicy(g, seed=0), games=8, seed=4, explore=0.0,
+                   opponents=make_agent("heuristic", g, seed=0), opponent_share=0.5)  # fmt: skip
+    sizes = sorted({len(set(d["seat"][d["game"] == gi].tolist())) for gi in np.unique(d["game"])})
+    assert sizes[0] == 1 and sizes[-1] > 1
+
+
+def test_opponents_and_their_share_are_checked_before_anything_is_written(tmp_path):
+    for kwargs, message in [
+        ({"opponents": "heuristic", "opponent_share": 1.5}, r"opponent_share must be in \[0, 1\], got 1.5"),
+        ({"opponents": "heuristic"}, "give opponents and a share above 0 together"),
+        ({"opponent_share": 0.5}, "give opponents and a share above 0 together"),
+        ({"opponents": "nosuch", "opponent_share": 0.5}, "unknown agent 'nosuch' for sproyte"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            collect("sproyte", tmp_path / "x", minutes=1, **kwargs)
+        assert not (tmp_path / "x").exists()
+    assert collect("sproyte", tmp_path / "y", minutes=5, max_chunks=1, policy="pretrained", opponents="heuristic",
+                   opponent_share=0.5) == 1  # fmt: skip
+    assert load_chunks(tmp_path / "y")[1]["games"] == 10
+    meta = json.loads((tmp_path / "y" / "meta.json").read_text())  # the folder says how its games were seated
+    assert meta["opponents"] == "heuristic" and meta["opponent_share"] == 0.5
 
 
 def test_advantage_targets_are_gains_over_the_advisors_move():
