@@ -35,9 +35,9 @@ reads each seat's observation.
 ``--opponents AGENT --opponent-share P`` seats ``AGENT`` in every seat but one in a share ``P`` of
 the games (the one seat, drawn per game, plays ``--policy``), and those games' rollouts keep that
 table; only the one seat's decisions are recorded there. Its scores are then the action values of
-``--policy`` at a table of ``AGENT``s: v6's values are a table of v5s', and search, whose rollouts
-are the heuristic's, gains more on the heuristic than v6 does (docs/agents.md, "pretrained_v6 in
-Sprøyte"); a student of both kinds of game is asked for both.
+``--policy`` at a table of ``AGENT``s. Why: v6 learned the values of a table of v5s, and search,
+whose rollouts are the heuristic's, gains more on the heuristic than v6 does (docs/agents.md,
+"pretrained_v6 in Sprøyte"); a student of both kinds of game is asked for both.
 
 Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
 :func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
@@ -72,8 +72,8 @@ def seat_player(policy):
 
 
 def rollout(engine: Engine, seat: int, action: int, player, rng_seed: int) -> float:
-    """``seat``'s reward from ``action`` to the end of the episode, every seat then played by ``player``
-    (:func:`seat_player`)."""
+    """``seat``'s reward from ``action`` to the end of the episode, every seat then played by ``player``:
+    ``f(engine, seat) -> action``, one agent's (:func:`seat_player`) or a table's (``play_chunk``)."""
     sim = engine.clone()
     sim.rng = np.random.default_rng(rng_seed)  # later deals: the same stream for every action (paired)
     sim.step(action)
@@ -155,7 +155,7 @@ def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, ste
         raise ValueError("give opponents and a share above 0 together (--opponents AGENT --opponent-share P), "
                          f"got opponents={opponents!r}, opponent_share={opponent_share}")  # fmt: skip
     game = load_game(game_name, **(config or {}))
-    for name in (policy, opponents or policy):
+    for name in filter(None, (policy, opponents)):
         make_agent(name, game, seed=0)  # an unknown name is refused before anything is written
     flags = {"explore": explore, "policy": policy, **({"all_stages": True} if all_stages else {})}
     if opponents is not None:
