@@ -140,6 +140,15 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
     return chunk_arrays(X, M, ACT, Q, R, S, ID, A)
 
 
+def check_table(opponents: str | None, opponent_share: float) -> None:
+    """Refuse a mixed table that cannot be played: a share outside [0, 1], or one without the other."""
+    if not 0.0 <= opponent_share <= 1.0:
+        raise ValueError(f"opponent_share must be in [0, 1], got {opponent_share}")
+    if (opponents is None) != (opponent_share == 0.0):
+        raise ValueError("give opponents and a share above 0 together (--opponents AGENT --opponent-share P), "
+                         f"got opponents={opponents!r}, opponent_share={opponent_share}")  # fmt: skip
+
+
 def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, step: int = 1, explore: float = 0.05,
             max_chunks: int = 1_000_000, config: dict | None = None, policy: str = "heuristic",
             all_stages: bool = False, opponents: str | None = None, opponent_share: float = 0.0) -> int:  # fmt: skip
@@ -149,11 +158,7 @@ def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, ste
     ``opponents``, ``opponent_share``: that share of the games at a table of ``opponents`` (see above)."""
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must be in [0, 1], got {explore}")
-    if not 0.0 <= opponent_share <= 1.0:
-        raise ValueError(f"opponent_share must be in [0, 1], got {opponent_share}")
-    if (opponents is None) != (opponent_share == 0.0):
-        raise ValueError("give opponents and a share above 0 together (--opponents AGENT --opponent-share P), "
-                         f"got opponents={opponents!r}, opponent_share={opponent_share}")  # fmt: skip
+    check_table(opponents, opponent_share)
     game = load_game(game_name, **(config or {}))
     for name in filter(None, (policy, opponents)):
         make_agent(name, game, seed=0)  # an unknown name is refused before anything is written

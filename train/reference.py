@@ -23,6 +23,8 @@ the student is one step of policy iteration beyond it (still with the heuristic 
 ``--init FILE.npz`` starts the fit from an earlier student, so new data adds to what it learnt, and
 ``--replay DIR`` fits the earlier steps' data again beside this step's (a replay buffer: their
 scores are an older policy's values, but they are many games more).
+``--opponents AGENT --opponent-share P`` seats the policy at a table of ``AGENT``s in that share of
+the games (:mod:`train.oracle_data`), so its scores are also those of exploiting that agent.
 
 ``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
@@ -54,7 +56,7 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         prior_top: int = 2, advisor: str | None = None, warm: str | None = None, margin: float = 0.1,
         explore: float = 0.05, policy: str = "heuristic", half: bool = False, all_stages: bool = False,
         init: str | None = None, lr: float | None = None, first_chunk: int = 0,
-        replay: str | None = None) -> dict:  # fmt: skip
+        replay: str | None = None, opponents: str | None = None, opponent_share: float = 0.0) -> dict:  # fmt: skip
     from agents.registry import make_agent
     from agents.tournament import run_tournament
     from kortmiljo.core.registry import load_game
@@ -63,11 +65,18 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
 
     oracle = teacher == "oracle"
     if oracle:
+        from train.oracle_data import check_table
+
+        check_table(opponents, opponent_share)  # here, before the workers start, not in each of them
         advisor = advisor or "heuristic_v0"  # the scores are taught relative to its move
+    elif opponents is not None:
+        raise ValueError(f"--opponents needs --teacher oracle (the mixed table is oracle_data's), got {teacher!r}")
     report: dict = {"game": game, "teacher": teacher, "teacher_share": share, "prior": prior, "prior_top": prior_top,
                     "advisor": advisor, "warm": warm, "half": half, "stages": {}}  # fmt: skip
     if oracle:
         report.update(margin=margin, explore=explore, policy=policy, all_stages=all_stages, first_chunk=first_chunk)
+        if opponents is not None:
+            report.update(opponents=opponents, opponent_share=opponent_share)
     if init:
         report.update(init=init, lr=lr)
     if replay:  # read now: a wrong folder is refused before the collection, not after it
@@ -75,7 +84,8 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
     t = time.time()
     if collect_minutes > 0:
         if oracle:
-            kw = {"oracle": True, "policy": policy, "all_stages": all_stages}
+            kw = {"oracle": True, "policy": policy, "all_stages": all_stages, "opponents": opponents,
+                  "opponent_share": opponent_share}  # fmt: skip
             jobs = [((game, data, collect_minutes, first_chunk + w, workers, explore), kw) for w in range(workers)]
         else:
             guide = {"prior": prior, "prior_top": prior_top}
@@ -155,6 +165,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--init", default=None, help="an earlier student to go on from (train.distill --init)")
     p.add_argument("--replay", default=None, help="earlier steps' teacher data fitted too (comma-separated folders)")
     p.add_argument("--lr", type=float, default=None, help="the fit's learning rate (train.distill's default)")
+    p.add_argument("--opponents", default=None, help="--teacher oracle: the agent at the table of a share of the games")
+    p.add_argument("--opponent-share", type=float, default=0.0, help="--teacher oracle: that share (with --opponents)")
     a = p.parse_args(argv)
     oracle = a.teacher == "oracle"
     version = recipe_version(a.teacher, a.policy, a.out)
@@ -165,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         report = run(
             a.game, a.collect_minutes, a.workers, data, out, a.epochs, a.check_games, a.hidden, a.teacher,
             a.teacher_share, a.prior, a.prior_top, a.advisor, a.warm, a.margin, a.explore, a.policy, a.half,
-            a.all_stages, a.init, a.lr, a.first_chunk, a.replay,
+            a.all_stages, a.init, a.lr, a.first_chunk, a.replay, a.opponents, a.opponent_share,
         )  # fmt: skip
     except ValueError as err:  # a bad folder or setting: say what, without a traceback
         p.error(str(err))

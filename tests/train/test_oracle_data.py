@@ -302,6 +302,28 @@ def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_
     assert not (tmp_path / "d3").exists()
 
 
+def test_the_recipe_passes_the_mixed_table_on_and_refuses_a_bad_one_before_its_workers_start(tmp_path, capsys):
+    from train.reference import main, run
+
+    kw = {"workers": 1, "epochs": 1, "check_games": 6, "hidden": "16", "teacher": "oracle"}
+    report = run("sproyte", collect_minutes=0.01, data=str(tmp_path / "d"), out=str(tmp_path / "a.npz"),
+                 opponents="heuristic", opponent_share=0.75, **kw)  # fmt: skip
+    assert report["opponents"] == "heuristic" and report["opponent_share"] == 0.75
+    meta = json.loads((tmp_path / "d" / "meta.json").read_text())  # the collection was seated as asked
+    assert meta["opponents"] == "heuristic" and meta["opponent_share"] == 0.75
+    assert "opponents" not in run("sproyte", collect_minutes=0.01, data=str(tmp_path / "e"),
+                                  out=str(tmp_path / "b.npz"), **kw)  # fmt: skip
+    for argv, message in [
+        (["--teacher", "oracle", "--opponent-share", "0.5"], "give opponents and a share above 0 together"),
+        (["--teacher", "oracle", "--opponents", "heuristic", "--opponent-share", "2"], "must be in [0, 1], got 2.0"),
+        (["--opponents", "heuristic", "--opponent-share", "0.5"], "--opponents needs --teacher oracle"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(["sproyte", *argv, "--data", str(tmp_path / "x"), "--out", str(tmp_path / "c.npz")])
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "x").exists() and not (tmp_path / "c.npz").exists()
+
+
 def test_a_wider_fit_from_init_starts_as_the_narrower_student_and_plays_the_same(tmp_path, capsys):
     out = tmp_path / "data"
     assert collect("sproyte", out, minutes=5, max_chunks=1) == 1
