@@ -14,7 +14,7 @@ members must be students of the same kind: the same game and configuration, dept
 inputs and advisor. The critics are merged the same way where every member has one.
 
 ``python -m train.ensemble GAME --members A.npz,B.npz [--weights 0.5,0.5] --out C.npz``; a member
-may be a shipped agent's name (``pretrained_v6``).
+may be a shipped agent's name (``pretrained_v6``, ``pretrained``).
 """
 
 from __future__ import annotations
@@ -25,16 +25,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.pretrained import Layer, Weights, check_weights, read_weights, save_weights, weights_path
+from agents.pretrained import Layer, MLPPolicy, Weights, check_weights, save_weights
+from agents.registry import make_agent
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
 
 
-def member_path(game: Game, spec: str) -> str:
-    """A member's weights file: a path, or ``pretrained_vN`` for the package's own."""
-    if spec.startswith("pretrained_v") and spec[len("pretrained_v") :].isdigit():
-        return str(weights_path(game.name, int(spec[len("pretrained_v") :])))
-    return spec
+def read_member(game: Game, spec: str) -> Weights:
+    """A member's weights, from any agent spec that loads a network of this format (``PATH.npz``,
+    ``pretrained``, ``pretrained_vN``), with the registry's checks; other agents are refused."""
+    policy = make_agent(spec, game, seed=0)
+    if not isinstance(policy, MLPPolicy):
+        raise ValueError(f"{spec!r} is not a network in the weights format (give a PATH.npz or pretrained_vN)")
+    return policy.weights
 
 
 def merge_layers(members: Sequence[list[Layer]], weights: Sequence[float]) -> list[Layer]:
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         game = load_game(a.game)
         names = [s for s in a.members.split(",") if s]
         weights = [float(w) for w in a.weights.split(",")] if a.weights else [1.0] * len(names)
-        members = [read_weights(member_path(game, n)) for n in names]
+        members = [read_member(game, n) for n in names]
         parts = ensemble(game, members, weights, names)
     except ValueError as err:
         p.error(str(err))

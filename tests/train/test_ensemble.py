@@ -66,11 +66,10 @@ def test_members_of_different_kinds_and_bad_weights_are_refused_before_anything_
     game = load_game("femkortskille")
     a = _student(tmp_path / "a.npz", game, [8, 8], 1)
     deeper = _student(tmp_path / "deep.npz", game, [8, 8, 8], 2)
-    unadvised_game = load_game("femkortskille")
     plain = tmp_path / "plain.npz"
     rng = np.random.default_rng(0)
     inputs = read_weights(a).meta["inputs"] - game.num_actions
-    save_weights(plain, unadvised_game, [(rng.normal(size=(inputs, game.num_actions)).astype(np.float32),
+    save_weights(plain, game, [(rng.normal(size=(inputs, game.num_actions)).astype(np.float32),
                                           np.zeros(game.num_actions, np.float32))], activation="relu")  # fmt: skip
     out = tmp_path / "e.npz"
     cases = [
@@ -80,6 +79,7 @@ def test_members_of_different_kinds_and_bad_weights_are_refused_before_anything_
         ([a, a], "1,0", "one positive weight per member"),
         ([a, a], "1", "one positive weight per member"),
         ([a, str(tmp_path / "missing.npz")], None, "no weights file"),
+        ([a, "heuristic"], None, "'heuristic' is not a network in the weights format"),
     ]
     for members, weights, message in cases:
         argv = ["femkortskille", "--members", ",".join(members), "--out", str(out)]
