@@ -215,6 +215,7 @@ def run_tournament(
     progress: bool = True,
     agent_kwargs: dict[str, dict] | None = None,
     record: str | os.PathLike | None = None,
+    per_deal: bool = False,
 ) -> dict:
     """Play about ``games`` games of duplicate deals between ``agents`` and return the results dict.
 
@@ -226,6 +227,9 @@ def run_tournament(
     keys ``game``, ``config``, ``games``, ``agents`` and ``seconds``. ``record``: a folder to
     save every game in as a record (see "Records" in the module docstring; a folder that already
     holds records, or cannot be written, is refused with ``ValueError`` before the first game).
+    ``per_deal``: each agent's entry also gets ``deal_means``, its mean reward on every deal in
+    deal order (``None`` where a cap cut all its games short). The deals depend only on ``seed``,
+    so two tournaments with one seed can be compared deal by deal (``benchmarks/paired_margin.py``).
     """
     if len(agents) < 1:
         raise ValueError("give at least one agent")
@@ -265,6 +269,7 @@ def run_tournament(
     rng = np.random.default_rng(seed)
     truncated: dict[str, int] = {}  # games cut short by a cap, by cap: counted apart, not scored
     deal_means: list[list[float]] = [[] for _ in agents]
+    by_deal: list[list[float | None]] = [[] for _ in agents]  # deal_means aligned by deal (per_deal)
     seat_rewards = [[[] for _ in range(n)] for _ in agents]  # agent -> seat -> rewards
     from openskill.models import PlackettLuce
 
@@ -314,8 +319,10 @@ def run_tournament(
             if bar is not None:
                 bar.update(1)
         for a in range(len(agents)):
-            if per_agent[a]:
-                deal_means[a].append(sum(per_agent[a]) / len(per_agent[a]))
+            m = sum(per_agent[a]) / len(per_agent[a]) if per_agent[a] else None
+            by_deal[a].append(m)
+            if m is not None:
+                deal_means[a].append(m)
     if bar is not None:
         bar.close()
 
@@ -344,6 +351,8 @@ def run_tournament(
             "per_seat": per_seat,
             "rating": {"mu": float(rt.mu), "sigma": float(rt.sigma), "ordinal": float(rt.ordinal())},
         }
+        if per_deal:
+            out_agents[nm]["deal_means"] = by_deal[a]
     return {
         "game": g.name,
         "config": jsonable(dict(g.config)),

@@ -279,3 +279,20 @@ def test_help_says_95_percent_once():
     # the description is printed as written: "95%%" used to reach the screen doubled
     text = T.build_parser().format_help()
     assert "95% confidence" in text and "%%" not in text
+
+
+def test_per_deal_means_are_aligned_by_deal_and_give_the_mean():
+    agents = ["pretrained_v6", "heuristic", "heuristic"]
+    res = T.run_tournament("sproyte", agents, 30, seed=4, progress=False, per_deal=True)
+    first = res["agents"]["pretrained_v6"]
+    assert len(first["deal_means"]) == 10 == res["games"] // 3  # one per deal, in deal order
+    assert first["mean_reward"] == pytest.approx(sum(first["deal_means"]) / 10)
+    assert "deal_means" not in T.run_tournament("sproyte", ["random"], 3, seed=4, progress=False)["agents"]["random"]
+
+
+def test_per_deal_means_mark_a_deal_the_cap_cut_short_with_none():
+    from kortmiljo import load_game
+
+    g = load_game("spokelse", max_steps=300)
+    res = T.run_tournament(g, [TakeAndSwap(g), TakeAndSwap(g)], 4, seed=0, progress=False, per_deal=True)
+    assert res["agents"]["loop#1"]["deal_means"] == [None, None]  # two deals, nothing finished

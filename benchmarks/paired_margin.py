@@ -1,0 +1,100 @@
+"""Two agents' margins over the same opponents, compared deal by deal.
+
+Each agent sits in one seat (rotating, as in ``kortmiljo eval``) against ``--opponent`` in all the
+others, on the same duplicate deals: a tournament's deals depend only on its seed. The difference
+of the two agents' per-deal means is then one sample per deal, so its interval is narrower than
+the two margins' intervals combined, by how much the deals' luck moves both agents alike. This is
+the issue's "beats the heuristic by as much as search does, on the same deals", with its interval.
+
+``python benchmarks/paired_margin.py femkortskille --agents pretrained_v4 search --games 4000
+--seeds 20 21 --workers 2`` (one process per agent and seed; search's take the time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from agents.stats import mean_ci  # noqa: E402
+from agents.tournament import atomic_write, run_tournament  # noqa: E402
+from kortmiljo import load_game  # noqa: E402
+
+
+def margin(game: str, agent: str, opponent: str, games: int, seed: int) -> dict:
+    """``agent`` in one seat, ``opponent`` in the others: its per-deal means and the run's seconds."""
+    n = load_game(game).num_players
+    r = run_tournament(game, [agent] + [opponent] * (n - 1), games, seed=seed, progress=False, per_deal=True)
+    first = next(iter(r["agents"].values()))  # the agent is listed first
+    return {"agent": agent, "seed": seed, "games": r["games"], "seconds": r["seconds"],
+            "deal_means": first["deal_means"]}
+
+
+def paired(a: list, b: list) -> tuple[float, float, float, int]:
+    """Mean of a - b with its 95 % interval over the deals both finished, and how many those are."""
+    d = [x - y for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    return (*mean_ci(d), len(d))
+
+
+def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds: list[int], workers: int) -> dict:
+    jobs = [(game, ag, opponent, games, s) for ag in agents for s in seeds]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        runs = list(pool.map(margin, *zip(*jobs, strict=True)))
+    k = len(seeds)
+    by_agent = (runs[:k], runs[k:])  # in the order of the jobs: an agent may be compared with itself
+    means = [[x for r in rs for x in r["deal_means"]] for rs in by_agent]
+    out = {"game": game, "agents": list(agents), "opponent": opponent, "games": games, "seeds": seeds, "margins": []}
+    for ag, rs, ms in zip(agents, by_agent, means, strict=True):
+        m, lo, hi = mean_ci([x for x in ms if x is not None])
+        secs = round(sum(r["seconds"] for r in rs), 1)
+        out["margins"].append({"agent": ag, "mean": m, "ci95": [lo, hi], "seconds": secs})
+    per_seed = {}
+    for s, ra, rb in zip(seeds, *by_agent, strict=True):
+        m, lo, hi, n = paired(ra["deal_means"], rb["deal_means"])
+        per_seed[str(s)] = {"mean": m, "ci95": [lo, hi], "deals": n}
+    m, lo, hi, n = paired(*means)
+    a, b = (np.asarray([np.nan if x is None else x for x in ms]) for ms in means)
+    ok = ~(np.isnan(a) | np.isnan(b))
+    corr = float(np.corrcoef(a[ok], b[ok])[0, 1]) if ok.sum() > 2 and a[ok].std() > 0 and b[ok].std() > 0 else None
+    out["difference"] = {"mean": m, "ci95": [lo, hi], "deals": n, "correlation": corr, "per_seed": per_seed}
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("game")
+    p.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"), help="the two agents compared, A - B")
+    p.add_argument("--opponent", default="heuristic", help="the agent in every other seat (default heuristic)")
+    p.add_argument("--games", type=int, default=1200, help="games per agent and seed (default 1200)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0])
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--out", help="write the results as JSON here")
+    a = p.parse_args(argv)
+    if a.games < 1 or a.workers < 1 or min(a.seeds) < 0:
+        p.error("--games and --workers must be >= 1 and every seed >= 0")
+    load_game(a.game)  # an unknown game fails here, before any process starts
+    out = compare(a.game, tuple(a.agents), a.opponent, a.games, a.seeds, a.workers)
+    for r in out["margins"]:
+        lo, hi = r["ci95"]
+        print(f"{r['agent']:>20} vs {a.opponent}: {r['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}]  ({r['seconds']:.0f} s)")
+    d = out["difference"]
+    corr = "" if d["correlation"] is None else f" (per-deal correlation {d['correlation']:.2f})"
+    print(
+        f"{a.agents[0]} - {a.agents[1]}, paired over {d['deals']} deals: {d['mean']:+.3f} "
+        f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]{corr}"
+    )
+    for s, r in d["per_seed"].items():
+        print(f"  seed {s}: {r['mean']:+.3f} [{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] ({r['deals']} deals)")
+    if a.out:
+        atomic_write(a.out, json.dumps(out, indent=1))
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""benchmarks/paired_margin.py: each margin is the tournament's, the difference is taken deal by deal,
+an agent compared with itself differs by exactly nothing, and the figures reach the command line."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from paired_margin import main, margin, paired  # noqa: E402
+
+from agents.tournament import run_tournament  # noqa: E402
+
+
+def test_a_margin_is_the_tournaments_mean_of_its_deals():
+    r = margin("sproyte", "pretrained_v6", "heuristic", 30, seed=1)
+    t = run_tournament("sproyte", ["pretrained_v6", "heuristic", "heuristic"], 30, seed=1, progress=False)
+    assert r["games"] == 30 and len(r["deal_means"]) == 10
+    assert sum(r["deal_means"]) / 10 == pytest.approx(t["agents"]["pretrained_v6"]["mean_reward"])
+
+
+def test_the_difference_is_taken_deal_by_deal_and_skips_unfinished_deals():
+    m, lo, hi, k = paired([1.0, 2.0, None, 4.0], [0.0, 1.0, 5.0, 2.0])
+    assert k == 3 and m == pytest.approx(4 / 3) and lo < m < hi
+
+
+def test_an_agent_against_itself_differs_by_nothing(tmp_path, capsys):
+    argv = ["sproyte", "--agents", "heuristic", "heuristic", "--games", "12", "--seeds", "3", "5"]
+    out = main(argv + ["--out", str(tmp_path / "p.json")])
+    d = out["difference"]
+    assert [r["agent"] for r in out["margins"]] == ["heuristic", "heuristic"]
+    assert d["deals"] == 8 and d["mean"] == 0.0 and d["ci95"] == [0.0, 0.0] and set(d["per_seed"]) == {"3", "5"}
+    assert json.loads((tmp_path / "p.json").read_text())["difference"]["deals"] == 8
+    assert "paired over 8 deals: +0.000" in capsys.readouterr().out
+
+
+def test_two_different_agents_differ_with_an_interval(capsys):
+    out = main(["sproyte", "--agents", "pretrained_v6", "random", "--games", "30", "--seeds", "2", "--workers", "2"])
+    d = out["difference"]
+    assert d["deals"] == 10 and d["mean"] > 0 and d["ci95"][0] < d["mean"] < d["ci95"][1]
+    v6, rnd = (r["mean"] for r in out["margins"])
+    assert d["mean"] == pytest.approx(v6 - rnd)  # every deal finished, so the paired mean is the margins' difference
