@@ -268,8 +268,7 @@ def run_tournament(
 
     rng = np.random.default_rng(seed)
     truncated: dict[str, int] = {}  # games cut short by a cap, by cap: counted apart, not scored
-    deal_means: list[list[float]] = [[] for _ in agents]
-    by_deal: list[list[float | None]] = [[] for _ in agents]  # deal_means aligned by deal (per_deal)
+    by_deal: list[list[float | None]] = [[] for _ in agents]  # agent -> its mean on each deal (None: none finished)
     seat_rewards = [[[] for _ in range(n)] for _ in agents]  # agent -> seat -> rewards
     from openskill.models import PlackettLuce
 
@@ -319,16 +318,14 @@ def run_tournament(
             if bar is not None:
                 bar.update(1)
         for a in range(len(agents)):
-            m = sum(per_agent[a]) / len(per_agent[a]) if per_agent[a] else None
-            by_deal[a].append(m)
-            if m is not None:
-                deal_means[a].append(m)
+            by_deal[a].append(sum(per_agent[a]) / len(per_agent[a]) if per_agent[a] else None)
     if bar is not None:
         bar.close()
 
     out_agents = {}
     for a, nm in enumerate(names):
-        mean, lo, hi = mean_ci(deal_means[a]) if deal_means[a] else (None, None, None)  # None: no finished game
+        deal_means = [m for m in by_deal[a] if m is not None]
+        mean, lo, hi = mean_ci(deal_means) if deal_means else (None, None, None)  # None: no finished game
         all_rewards = [r for seat in seat_rewards[a] for r in seat]
         wins = sum(1 for r in all_rewards if r > 0)
         wl, wh = wilson(wins, len(all_rewards))
