@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from agents.registry import make_agent  # noqa: E402
 from agents.stats import mean_ci  # noqa: E402
 from agents.tournament import atomic_write, run_tournament  # noqa: E402
 from kortmiljo import load_game  # noqa: E402
@@ -43,6 +44,7 @@ def paired(a: list, b: list) -> tuple[float, float, float, int]:
 
 
 def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds: list[int], workers: int) -> dict:
+    """Both agents' margins over ``opponent`` on the deals of ``seeds``, and their paired difference A - B."""
     jobs = [(game, ag, opponent, games, s) for ag in agents for s in seeds]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         runs = list(pool.map(margin, *zip(*jobs, strict=True)))
@@ -78,7 +80,14 @@ def main(argv: list[str] | None = None) -> dict:
     a = p.parse_args(argv)
     if a.games < 1 or a.workers < 1 or min(a.seeds) < 0:
         p.error("--games and --workers must be >= 1 and every seed >= 0")
-    load_game(a.game)  # an unknown game fails here, before any process starts
+    if len(set(a.seeds)) < len(a.seeds):
+        p.error(f"--seeds must differ (a seed twice plays its deals twice), got {a.seeds}")
+    try:  # an unknown game or agent fails here, before any process starts
+        game = load_game(a.game)
+        for spec in (*a.agents, a.opponent):
+            make_agent(spec, game)
+    except ValueError as e:
+        p.error(str(e))
     out = compare(a.game, tuple(a.agents), a.opponent, a.games, a.seeds, a.workers)
     for r in out["margins"]:
         lo, hi = r["ci95"]

@@ -42,3 +42,18 @@ def test_two_different_agents_differ_with_an_interval(capsys):
     assert d["deals"] == 10 and d["mean"] > 0 and d["ci95"][0] < d["mean"] < d["ci95"][1]
     v6, rnd = (r["mean"] for r in out["margins"])
     assert d["mean"] == pytest.approx(v6 - rnd)  # every deal finished, so the paired mean is the margins' difference
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["sproyte", "--agents", "heuristic", "random", "--seeds", "1", "1"], "--seeds must differ"),
+        (["sproyte", "--agents", "heuristic", "nosuchagent"], "nosuchagent"),
+        (["nosuchgame", "--agents", "heuristic", "random"], "nosuchgame"),
+        (["sproyte", "--agents", "heuristic", "random", "--games", "0"], "--games and --workers must be >= 1"),
+    ],
+)
+def test_bad_input_is_refused_before_any_game(argv, words, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and words in capsys.readouterr().err
