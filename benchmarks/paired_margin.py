@@ -37,10 +37,13 @@ def margin(game: str, agent: str, opponent: str, games: int, seed: int) -> dict:
             "deal_means": first["deal_means"]}
 
 
-def paired(a: list, b: list) -> tuple[float, float, float, int]:
-    """Mean of a - b with its 95 % interval over the deals both finished, and how many those are."""
-    d = [x - y for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-    return (*mean_ci(d), len(d))
+def paired(a: list, b: list) -> dict:
+    """Mean of a - b with its 95 % interval over the deals both finished, how many those are, and
+    the correlation of a and b there (None where it is undefined)."""
+    both = np.array([(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]).reshape(-1, 2)
+    m, lo, hi = mean_ci(both[:, 0] - both[:, 1])
+    corr = float(np.corrcoef(both.T)[0, 1]) if len(both) > 2 and both.std(axis=0).min() > 0 else None
+    return {"mean": m, "ci95": [lo, hi], "deals": len(both), "correlation": corr}
 
 
 def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds: list[int], workers: int) -> dict:
@@ -56,15 +59,8 @@ def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds
         m, lo, hi = mean_ci([x for x in ms if x is not None])
         secs = round(sum(r["seconds"] for r in rs), 1)
         out["margins"].append({"agent": ag, "mean": m, "ci95": [lo, hi], "seconds": secs})
-    per_seed = {}
-    for s, ra, rb in zip(seeds, *by_agent, strict=True):
-        m, lo, hi, n = paired(ra["deal_means"], rb["deal_means"])
-        per_seed[str(s)] = {"mean": m, "ci95": [lo, hi], "deals": n}
-    m, lo, hi, n = paired(*means)
-    a, b = (np.asarray([np.nan if x is None else x for x in ms]) for ms in means)
-    ok = ~(np.isnan(a) | np.isnan(b))
-    corr = float(np.corrcoef(a[ok], b[ok])[0, 1]) if ok.sum() > 2 and a[ok].std() > 0 and b[ok].std() > 0 else None
-    out["difference"] = {"mean": m, "ci95": [lo, hi], "deals": n, "correlation": corr, "per_seed": per_seed}
+    per_seed = {str(s): paired(ra["deal_means"], rb["deal_means"]) for s, ra, rb in zip(seeds, *by_agent, strict=True)}
+    out["difference"] = {**paired(*means), "per_seed": per_seed}
     return out
 
 

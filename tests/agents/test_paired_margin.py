@@ -22,8 +22,11 @@ def test_a_margin_is_the_tournaments_mean_of_its_deals():
 
 
 def test_the_difference_is_taken_deal_by_deal_and_skips_unfinished_deals():
-    m, lo, hi, k = paired([1.0, 2.0, None, 4.0], [0.0, 1.0, 5.0, 2.0])
+    r = paired([1.0, 2.0, None, 4.0], [0.0, 1.0, 5.0, 2.0])
+    m, (lo, hi), k = r["mean"], r["ci95"], r["deals"]
     assert k == 3 and m == pytest.approx(4 / 3) and lo < m < hi
+    assert r["correlation"] == pytest.approx(0.98198, abs=1e-5)  # (1, 2, 4) against (0, 1, 2)
+    assert paired([1.0, 1.0, 1.0], [0.0, 2.0, 1.0])["correlation"] is None  # a constant side: undefined
 
 
 def test_an_agent_against_itself_differs_by_nothing(tmp_path, capsys):
