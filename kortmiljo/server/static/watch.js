@@ -192,9 +192,10 @@ function playPause() {
   b.textContent = "⏸ Pause";
   b.setAttribute("aria-label", "Pause");
   b.setAttribute("aria-pressed", "true");
+  // stop as the last move is drawn, not one tick later: the button never says "Pause" at the end
   const tick = async () => {
+    if (state.k < state.moves) await go(state.k + 1);
     if (state.k >= state.moves) return pause();
-    await go(state.k + 1);
     if (state.timer !== null) state.timer = setTimeout(tick, Math.max(0.05, pace()) * 1000);
   };
   state.timer = setTimeout(tick, Math.max(0.05, pace()) * 1000);
