@@ -14,6 +14,11 @@ Chunks are plain ``.npz`` arrays (no pickles) written atomically, so a collectio
 at any time, resumed (existing chunks are skipped) or run in several processes with disjoint
 chunk ranges. ``python -m train.expert_data GAME --minutes M --out DIR [--prior STUDENT.npz]``.
 
+Chunk ``j``'s games are seeded by ``j`` alone, so a folder's data are fixed by the chunk numbers in
+it. ``--minutes`` stops on time, so how much it writes depends on the machine's speed; ``--end J``
+writes every chunk ``start, start + step, ...`` below ``J`` however long that takes, the same data on
+any machine (a recipe that names its ends is reproducible to the game).
+
 ``--prior`` makes the teacher search guided by a student (expert iteration's second stage:
 :class:`agents.search.SearchPolicy` searches only the student's ``--prior-top`` most probable
 actions and the heuristic's move).
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -211,19 +217,39 @@ def write_chunks(out: Path, meta: dict, minutes: float, numbers: range, play, in
     return written
 
 
+def add_stop_arguments(p: argparse.ArgumentParser) -> None:
+    """``--start``, ``--step``, ``--minutes`` and ``--end``: which chunks a process writes, and when it stops."""
+    p.add_argument("--start", type=int, default=0, help="the first chunk number")
+    p.add_argument("--step", type=int, default=1, help="the gap between chunk numbers (one process each of START..)")
+    p.add_argument("--minutes", type=float, help="stop after this many minutes (default 10, or none with --end)")
+    p.add_argument("--end", type=int, help="write every chunk below END, however long it takes: the same data anywhere")
+
+
+def stop_of(p: argparse.ArgumentParser, a: argparse.Namespace, default_end: int) -> tuple[float, int]:
+    """(minutes, end) from :func:`add_stop_arguments`' flags; a range with no chunk or a time box of
+    no time is refused, before anything is written."""
+    if a.start < 0 or a.step < 1:
+        p.error(f"--start must be >= 0 and --step >= 1, got --start {a.start} --step {a.step}")
+    if a.end is not None and a.end <= a.start:
+        p.error(f"--end must be above --start ({a.start}), got {a.end}: no chunk would be written")
+    if a.minutes is not None and not a.minutes > 0:
+        p.error(f"--minutes must be above 0, got {a.minutes}")
+    minutes = a.minutes if a.minutes is not None else (math.inf if a.end is not None else 10.0)
+    return minutes, a.end if a.end is not None else default_end
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m train.expert_data", description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--out", required=True)
-    p.add_argument("--minutes", type=float, default=10.0)
     p.add_argument("--teacher", default="search")
     p.add_argument("--teacher-share", type=float, default=0.75)
-    p.add_argument("--start", type=int, default=0)
-    p.add_argument("--step", type=int, default=1)
+    add_stop_arguments(p)
     p.add_argument("--prior", default=None, help="a student (agent spec, e.g. STUDENT.npz) that guides the search")
     p.add_argument("--prior-top", type=int, default=2, help="how many of the prior's actions are searched")
     a = p.parse_args(argv)
-    n = collect(a.game, a.out, a.minutes, a.teacher, a.teacher_share, a.start, a.step, prior=a.prior,
+    minutes, end = stop_of(p, a, default_end=100_000)
+    n = collect(a.game, a.out, minutes, a.teacher, a.teacher_share, a.start, a.step, max_chunks=end, prior=a.prior,
                 prior_top=a.prior_top)  # fmt: skip
     print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")
 

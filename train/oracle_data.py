@@ -41,8 +41,9 @@ whose rollouts are the heuristic's, gains more on the heuristic than v6 does (do
 
 Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
 :func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
-train.oracle_data GAME --out DIR --minutes M [--start J --step K] [--explore 0.05] [--policy AGENT]
-[--all-stages] [--opponents AGENT --opponent-share P]``.
+train.oracle_data GAME --out DIR (--minutes M | --end E) [--start J --step K] [--explore 0.05] [--policy AGENT]
+[--all-stages] [--opponents AGENT --opponent-share P]``; ``--end`` fixes the data to the game on any
+machine, ``--minutes`` fixes the time (see :mod:`train.expert_data`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from kortmiljo.core.engine import Engine
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
 from kortmiljo.env.training import flat_observation
-from train.expert_data import CHUNK_GAMES, chunk_arrays, write_chunks
+from train.expert_data import CHUNK_GAMES, add_stop_arguments, chunk_arrays, stop_of, write_chunks
 
 MAX_ROLLOUT_STEPS = 20_000  # a guard, as in search: no game gets there
 
@@ -183,9 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m train.oracle_data", description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--out", required=True)
-    p.add_argument("--minutes", type=float, default=10.0)
-    p.add_argument("--start", type=int, default=0)
-    p.add_argument("--step", type=int, default=1)
+    add_stop_arguments(p)
     p.add_argument("--explore", type=float, default=0.05, help="share of labelled decisions played at random")
     p.add_argument("--policy", default="heuristic", help="the agent that plays every seat and every rollout")
     p.add_argument(
@@ -196,9 +195,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--opponents", help="the agent in every other seat of a share of the games (--opponent-share)")
     p.add_argument("--opponent-share", type=float, default=0.0, help="share of the games at a table of --opponents")
     a = p.parse_args(argv)
+    minutes, end = stop_of(p, a, default_end=1_000_000)
     try:
-        n = collect(a.game, a.out, a.minutes, a.start, a.step, a.explore, policy=a.policy, all_stages=a.all_stages,
-                    opponents=a.opponents, opponent_share=a.opponent_share)  # fmt: skip
+        n = collect(a.game, a.out, minutes, a.start, a.step, a.explore, max_chunks=end, policy=a.policy,
+                    all_stages=a.all_stages, opponents=a.opponents, opponent_share=a.opponent_share)  # fmt: skip
     except ValueError as err:
         p.error(str(err))
     print(f"{a.game}: wrote {n} chunks of {CHUNK_GAMES} games to {a.out}")

@@ -107,3 +107,14 @@ def test_an_unversioned_advisor_is_refused_before_anything_is_fitted(tmp_path, c
         distill.main(["spokelse", "--data", str(tmp_path), "--out", str(tmp_path / "w.npz"), "--advisor", "heuristic"])
     assert "--advisor must be a versioned agent of spokelse: heuristic_v0" in capsys.readouterr().err
     assert not (tmp_path / "w.npz").exists()
+
+
+def test_end_writes_every_chunk_below_it(tmp_path):
+    from train import expert_data
+
+    out = tmp_path / "data"
+    expert_data.main(["spokelse", "--out", str(out), "--teacher", "heuristic", "--teacher-share", "1", "--end", "2"])
+    assert sorted(p.name for p in out.glob("chunk_*.npz")) == ["chunk_00000.npz", "chunk_00001.npz"]
+    with pytest.raises(SystemExit):
+        expert_data.main(["spokelse", "--out", str(tmp_path / "x"), "--start", "4", "--end", "2"])
+    assert not (tmp_path / "x").exists()

@@ -347,3 +347,25 @@ def test_a_wider_fit_from_init_starts_as_the_narrower_student_and_plays_the_same
     with pytest.raises(SystemExit):  # another depth is still refused (narrower layers: the test above)
         distill.main([*args, "24", "--out", str(tmp_path / "c.npz"), "--init", str(narrow)])
     assert "a different student: hidden [16, 16] (this fit: [24])" in capsys.readouterr().err
+
+
+def test_end_fixes_the_data_to_the_chunk_and_bad_stops_are_refused(tmp_path, capsys):
+    from train import oracle_data
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    # two processes on one folder (odd and even numbers) write every chunk below --end, with no time box
+    oracle_data.main(["sproyte", "--out", str(a), "--start", "3", "--step", "2", "--end", "6"])
+    oracle_data.main(["sproyte", "--out", str(a), "--start", "4", "--step", "2", "--end", "6"])
+    assert sorted(p.name for p in a.glob("chunk_*.npz")) == [f"chunk_{j:05d}.npz" for j in (3, 4, 5)]
+    oracle_data.main(["sproyte", "--out", str(b), "--start", "3", "--end", "6"])  # one process, another folder
+    (da, ma), (db, mb) = load_chunks(a), load_chunks(b)
+    assert ma["games"] == mb["games"] == 30
+    for k in ARRAYS:  # chunk j's games depend on j alone: the same data, to the decision
+        assert np.array_equal(da[k], db[k], equal_nan=k == "q")
+    for flags, message in [(["--start", "5", "--end", "5"], "--end must be above --start (5), got 5"),
+                           (["--minutes", "0"], "--minutes must be above 0, got 0.0"),
+                           (["--step", "0"], "--step >= 1")]:  # fmt: skip
+        with pytest.raises(SystemExit):
+            oracle_data.main(["sproyte", "--out", str(tmp_path / "c"), *flags])
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "c").exists()
