@@ -18,6 +18,7 @@ from agents.pretrained import (
     PRETRAINED_VERSIONS,
     MLPPolicy,
     load_mlp_policy,
+    newest_version,
     pretrained_policy,
     read_weights,
     save_weights,
@@ -228,7 +229,7 @@ def test_sproytes_pretrained_v4_goes_on_from_v3_with_v3s_own_values_and_beats_v3
 
 
 def test_sproytes_pretrained_v5_is_a_second_step_of_policy_iteration_and_beats_v4():
-    assert shipped(5) == ["sproyte"]  # Femkortskille's v4 already beats search
+    assert "sproyte" in shipped(5)
     w = read_weights(weights_path("sproyte", 5))
     source = w.meta["source"]
     assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
@@ -257,6 +258,22 @@ def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_beats_v5_and
     runs = [search, other["seed_3"], other["seed_4"]]  # equal sizes: the pooled mean is the mean of the three
     assert abs(pooled["mean_reward"] - sum(r["mean_reward"] for r in runs) / 3) < 1e-3
     assert source["regret"] < source["advisor_regret"]  # on held-out games it loses less than the heuristic would
+
+
+def test_femkortskilles_pretrained_v5_is_two_steps_at_both_tables_and_meets_both_search_targets():
+    """F2 of docs/prereg/femkortskille_v5.md: its three pre-registered tests are in its header."""
+    assert shipped(5) == ["femkortskille", "sproyte"] and newest_version("femkortskille") == 5
+    source = read_weights(weights_path("femkortskille", 5)).meta["source"]
+    assert source["target"] == "advantage" and source["margin"] == 0.05 and source["hidden"] == [256, 256]
+    assert source["init"].startswith("benchmarks/candidates/femkortskille_f1.npz") and "05515c6" in source["init"]
+    assert source["plan"].startswith("docs/prereg/femkortskille_v5.md") and source["games"] == 80000
+    margin = source["check_margin_vs_search_v0_paired"]  # T2: at least search's margin over the heuristic
+    assert margin["deals"] == 2000 and margin["mean"] >= 0
+    assert margin["mean"] == pytest.approx(margin["this_vs_heuristic"] - margin["search_vs_heuristic"], abs=1e-3)
+    assert source["check_vs_pretrained_v4"]["ci95"][1] >= 0 and source["check_vs_pretrained_v4"]["games"] == 12000  # G
+    search = source["check_vs_search_v0"]  # T1: head to head, kb1's deals
+    assert search["games"] == 1200 and search["ci95"][0] > 0
+    assert source["regret"] < source["advisor_regret"]
 
 
 @pytest.mark.parametrize("name,version", [(g, v) for v in PRETRAINED_VERSIONS for g in GAMES if g in shipped(v)])
