@@ -61,6 +61,7 @@ def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds
         out["margins"].append({"agent": ag, "mean": m, "ci95": [lo, hi], "seconds": secs})
     per_seed = {str(s): paired(ra["deal_means"], rb["deal_means"]) for s, ra, rb in zip(seeds, *by_agent, strict=True)}
     out["difference"] = {**paired(*means), "per_seed": per_seed}
+    out["runs"] = runs  # every run's per-deal means: a deterministic agent's (search's) need not be played again
     return out
 
 

@@ -35,7 +35,10 @@ def test_an_agent_against_itself_differs_by_nothing(tmp_path, capsys):
     d = out["difference"]
     assert [r["agent"] for r in out["margins"]] == ["heuristic", "heuristic"]
     assert d["deals"] == 8 and d["mean"] == 0.0 and d["ci95"] == [0.0, 0.0] and set(d["per_seed"]) == {"3", "5"}
-    assert json.loads((tmp_path / "p.json").read_text())["difference"]["deals"] == 8
+    saved = json.loads((tmp_path / "p.json").read_text())
+    assert saved["difference"]["deals"] == 8
+    assert [(r["agent"], r["seed"], len(r["deal_means"])) for r in saved["runs"]] == [
+        ("heuristic", 3, 4), ("heuristic", 5, 4), ("heuristic", 3, 4), ("heuristic", 5, 4)]
     assert "paired over 8 deals: +0.000" in capsys.readouterr().out
 
 
