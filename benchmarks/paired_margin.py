@@ -8,6 +8,12 @@ the issue's "beats the heuristic by as much as search does, on the same deals", 
 
 ``python benchmarks/paired_margin.py femkortskille --agents pretrained_v4 search --games 4000
 --seeds 20 21 --workers 2`` (one process per agent and seed; search's take the time).
+
+A run depends only on its game, agent, opponent, games and seed, so ``--reuse FILE`` takes the runs
+of a registry agent (``search``, not a weights file, whose contents a name does not fix) from an
+earlier ``--out`` of the same game, opponent and games instead of playing them again: a new
+candidate's comparison with search then costs the candidate's games alone. It is for a search
+unchanged since that file was written.
 """
 
 from __future__ import annotations
@@ -46,11 +52,40 @@ def paired(a: list, b: list) -> dict:
     return {"mean": m, "ci95": [lo, hi], "deals": len(both), "correlation": corr}
 
 
-def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds: list[int], workers: int) -> dict:
-    """Both agents' margins over ``opponent`` on the deals of ``seeds``, and their paired difference A - B."""
-    jobs = [(game, ag, opponent, games, s) for ag in agents for s in seeds]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        runs = list(pool.map(margin, *zip(*jobs, strict=True)))
+def reusable(spec: str) -> bool:
+    """Whether a run of ``spec`` may be reused: a registry name, not a file or module its name does not fix."""
+    return not any(c in spec for c in "/\\:") and not spec.endswith((".npz", ".zip", ".py"))
+
+
+def reusable_runs(path: str, game: str, opponent: str, games: int) -> dict:
+    """The reusable runs of an earlier ``--out``, keyed by (agent, seed); ValueError if it was another test."""
+    try:
+        old = json.loads(open(path, encoding="utf-8").read())
+        setup = {k: old[k] for k in ("game", "opponent", "games")}
+        runs = old["runs"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"--reuse {path}: not a paired_margin --out file with per-deal runs ({e})") from None
+    if setup != {"game": game, "opponent": opponent, "games": games}:
+        want = {"game": game, "opponent": opponent, "games": games}
+        raise ValueError(f"--reuse {path} was made for {setup}, not for {want}")
+    return {(r["agent"], r["seed"]): r for r in runs if reusable(r["agent"])}
+
+
+def compare(
+    game: str, agents: tuple[str, str], opponent: str, games: int, seeds: list[int], workers: int,
+    reuse: dict | None = None,
+) -> dict:
+    """Both agents' margins over ``opponent`` on the deals of ``seeds``, and their paired difference A - B.
+    ``reuse`` maps (agent, seed) to a run already played (:func:`reusable_runs`)."""
+    reuse = reuse or {}
+    keys = [(ag, s) for ag in agents for s in seeds]
+    todo = [k for k in keys if k not in reuse]
+    played = {}
+    if todo:
+        jobs = [(game, ag, opponent, games, s) for ag, s in todo]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            played = dict(zip(todo, pool.map(margin, *zip(*jobs, strict=True)), strict=True))
+    runs = [reuse[k] if k in reuse else played[k] for k in keys]
     k = len(seeds)
     by_agent = (runs[:k], runs[k:])  # in the order of the jobs: an agent may be compared with itself
     means = [[x for r in rs for x in r["deal_means"]] for rs in by_agent]
@@ -62,6 +97,7 @@ def compare(game: str, agents: tuple[str, str], opponent: str, games: int, seeds
     per_seed = {str(s): paired(ra["deal_means"], rb["deal_means"]) for s, ra, rb in zip(seeds, *by_agent, strict=True)}
     out["difference"] = {**paired(*means), "per_seed": per_seed}
     out["runs"] = runs  # every run's per-deal means: a deterministic agent's (search's) need not be played again
+    out["reused"] = [list(k) for k in keys if k in reuse]
     return out
 
 
@@ -74,6 +110,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--reuse", metavar="FILE", help="take a registry agent's runs from this earlier --out")
     a = p.parse_args(argv)
     if a.games < 1 or a.workers < 1 or min(a.seeds) < 0:
         p.error("--games and --workers must be >= 1 and every seed >= 0")
@@ -83,9 +120,12 @@ def main(argv: list[str] | None = None) -> dict:
         game = load_game(a.game)
         for spec in (*a.agents, a.opponent):
             make_agent(spec, game)
+        reuse = reusable_runs(a.reuse, a.game, a.opponent, a.games) if a.reuse else None
     except ValueError as e:
         p.error(str(e))
-    out = compare(a.game, tuple(a.agents), a.opponent, a.games, a.seeds, a.workers)
+    out = compare(a.game, tuple(a.agents), a.opponent, a.games, a.seeds, a.workers, reuse)
+    if out["reused"]:
+        print("reused from " + a.reuse + ": " + ", ".join(f"{ag} seed {s}" for ag, s in out["reused"]))
     for r in out["margins"]:
         lo, hi = r["ci95"]
         print(f"{r['agent']:>20} vs {a.opponent}: {r['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}]  ({r['seconds']:.0f} s)")

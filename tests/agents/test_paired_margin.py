@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from paired_margin import main, margin, paired  # noqa: E402
+from paired_margin import main, margin, paired, reusable  # noqa: E402
 
 from agents.tournament import run_tournament  # noqa: E402
 
@@ -48,6 +48,35 @@ def test_two_different_agents_differ_with_an_interval(capsys):
     assert d["deals"] == 10 and d["mean"] > 0 and d["ci95"][0] < d["mean"] < d["ci95"][1]
     v6, rnd = (r["mean"] for r in out["margins"])
     assert d["mean"] == pytest.approx(v6 - rnd)  # every deal finished, so the paired mean is the margins' difference
+
+
+def test_a_reused_run_gives_the_figures_playing_it_again_gives(tmp_path, capsys):
+    first = tmp_path / "first.json"
+    main(["sproyte", "--agents", "heuristic", "random", "--games", "12", "--seeds", "3", "--out", str(first)])
+    argv = ["sproyte", "--agents", "pretrained_v6", "random", "--games", "12", "--seeds", "3"]
+    again = main(argv)
+    reused = main(argv + ["--reuse", str(first)])
+    assert again["reused"] == [] and reused["reused"] == [["random", 3]]
+    assert reused["difference"] == again["difference"]
+    assert reused["runs"][1]["deal_means"] == again["runs"][1]["deal_means"]
+    assert f"reused from {first}: random seed 3" in capsys.readouterr().out
+
+
+def test_only_a_registry_agents_runs_are_reused():
+    assert reusable("search") and reusable("heuristic_v0")
+    for spec in ("benchmarks/candidates/w.npz", "w.npz", "model.zip", "pkg.mod:Policy", "my.py:attr", "C:\\w"):
+        assert not reusable(spec), spec
+
+
+def test_a_reuse_file_of_another_test_is_refused(tmp_path, capsys):
+    first = tmp_path / "first.json"
+    main(["sproyte", "--agents", "heuristic", "random", "--games", "12", "--seeds", "3", "--out", str(first)])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    for path, words in ((first, "was made for"), (bad, "not a paired_margin --out file"), (tmp_path / "no", "not a")):
+        with pytest.raises(SystemExit) as e:
+            main(["sproyte", "--agents", "heuristic", "random", "--games", "6", "--seeds", "3", "--reuse", str(path)])
+        assert e.value.code == 2 and words in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
