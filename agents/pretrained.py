@@ -50,7 +50,7 @@ from .trained import fingerprint_differences
 
 FORMAT = "kortmiljo-mlp/1"
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
-PRETRAINED_VERSIONS = (1, 2, 3, 4, 5, 6)  # a version is never retrained: published results (kb1's pool) name one
+PRETRAINED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)  # a version is never retrained: published results (kb1's pool) name one
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0, out=x)}
 MAX_BYTES = 64 << 20  # far above any reference net (a 512-512 MLP on 800 inputs is 3 MB)
 

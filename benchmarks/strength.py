@@ -7,7 +7,7 @@ its 95 % confidence interval, the games played and the time; below it each agent
 per decision and decisions per second (wall clock and CPU time: on a shared machine the CPU
 time is the steadier figure of what one core needs).
 
-``pretrained`` (the newest shipped network of ``agents/weights``: v5 in Femkortskille, v6 in
+``pretrained`` (the newest shipped network of ``agents/weights``: v5 in Femkortskille, v7 in
 Sprøyte) always sits in one seat with its opponent in all the others: against the heuristic on
 the same deals as search against the heuristic (so the two margins compare directly), and head
 to head against search (``--h2h-games``; search in every other seat makes these the slowest

@@ -242,7 +242,7 @@ def test_sproytes_pretrained_v5_is_a_second_step_of_policy_iteration_and_beats_v
 
 
 def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_beats_v5_and_beats_search():
-    assert shipped(6) == ["sproyte"]
+    assert shipped(6) == ["sproyte"]  # and v7 after it (below)
     w = read_weights(weights_path("sproyte", 6))
     source = w.meta["source"]
     assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage" and source["hidden"] == [256, 256]
@@ -258,6 +258,26 @@ def test_sproytes_pretrained_v6_is_a_third_step_from_twice_the_data_beats_v5_and
     runs = [search, other["seed_3"], other["seed_4"]]  # equal sizes: the pooled mean is the mean of the three
     assert abs(pooled["mean_reward"] - sum(r["mean_reward"] for r in runs) / 3) < 1e-3
     assert source["regret"] < source["advisor_regret"]  # on held-out games it loses less than the heuristic would
+
+
+def test_sproytes_pretrained_v7_is_the_mean_of_w4_and_w2_and_meets_both_search_targets():
+    """W7 of docs/prereg/sproyte_v7w7.md: its three pre-registered tests are in its header."""
+    assert shipped(7) == ["sproyte"] and newest_version("sproyte") == 7
+    w = read_weights(weights_path("sproyte", 7))
+    source = w.meta["source"]
+    assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage" and source["hidden"] == [512, 512]
+    assert [m["weight"] for m in source["members"]] == [0.5, 0.5]
+    assert "3ea82b5" in source["members"][0]["file"] and "d19148a" in source["members"][1]["file"]
+    assert source["plan"].startswith("docs/prereg/sproyte_v7w7.md")
+    margin = source["check_margin_vs_search_v0_paired"]  # T2: at least search's margin over the heuristic
+    assert margin["deals"] == 1600 and margin["mean"] >= 0
+    assert margin["mean"] == pytest.approx(margin["this_vs_heuristic"] - margin["search_vs_heuristic"], abs=1e-3)
+    pooled = source["check_vs_search_v0_other_deals"]["pooled_with_kb1"]  # T1: head to head, 2,400 games
+    assert pooled["games"] == 2400 and pooled["ci95"][0] > 0 and source["check_vs_search_v0"]["games"] == 1200
+    runs = [source["check_vs_search_v0"], *(source["check_vs_search_v0_other_deals"][f"seed_{s}"] for s in (12, 13))]
+    weighted = sum(r["games"] * r["mean_reward"] for r in runs) / pooled["games"]  # game-weighted, as the plan says
+    assert abs(pooled["mean_reward"] - weighted) < 1e-3
+    assert source["check_vs_pretrained_v6"]["ci95"][1] >= 0 and source["check_vs_pretrained_v6"]["seed"] == 1  # G
 
 
 def test_femkortskilles_pretrained_v5_is_two_steps_at_both_tables_and_meets_both_search_targets():
