@@ -23,6 +23,7 @@ import json
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -60,15 +61,15 @@ def reusable(spec: str) -> bool:
 def reusable_runs(path: str, game: str, opponent: str, games: int) -> dict:
     """The reusable runs of an earlier ``--out``, keyed by (agent, seed); ValueError if it was another test."""
     try:
-        old = json.loads(open(path, encoding="utf-8").read())
+        old = json.loads(Path(path).read_text(encoding="utf-8"))
         setup = {k: old[k] for k in ("game", "opponent", "games")}
-        runs = old["runs"]
+        runs = {(r["agent"], r["seed"]): r for r in old["runs"] if reusable(r["agent"]) and r["deal_means"]}
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"--reuse {path}: not a paired_margin --out file with per-deal runs ({e})") from None
-    if setup != {"game": game, "opponent": opponent, "games": games}:
-        want = {"game": game, "opponent": opponent, "games": games}
+    want = {"game": game, "opponent": opponent, "games": games}
+    if setup != want:
         raise ValueError(f"--reuse {path} was made for {setup}, not for {want}")
-    return {(r["agent"], r["seed"]): r for r in runs if reusable(r["agent"])}
+    return runs
 
 
 def compare(

@@ -73,7 +73,11 @@ def test_a_reuse_file_of_another_test_is_refused(tmp_path, capsys):
     main(["sproyte", "--agents", "heuristic", "random", "--games", "12", "--seeds", "3", "--out", str(first)])
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    for path, words in ((first, "was made for"), (bad, "not a paired_margin --out file"), (tmp_path / "no", "not a")):
+    runless = tmp_path / "runless.json"  # a run without its agent
+    runless.write_text(json.dumps({"game": "sproyte", "opponent": "heuristic", "games": 6, "runs": [{"seed": 3}]}))
+    cases = ((first, "was made for"), (bad, "not a paired_margin --out file"), (tmp_path / "no", "not a"),
+             (runless, "not a paired_margin --out file"))
+    for path, words in cases:
         with pytest.raises(SystemExit) as e:
             main(["sproyte", "--agents", "heuristic", "random", "--games", "6", "--seeds", "3", "--reuse", str(path)])
         assert e.value.code == 2 and words in capsys.readouterr().err
