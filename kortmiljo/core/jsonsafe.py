@@ -4,7 +4,9 @@ Python's ``json`` accepts what no file of ours holds and fails on some of it wit
 not ``ValueError``: ``NaN`` and ``Infinity``, ``1e999`` (a float that is infinite), integers of
 thousands of digits (``int()`` refuses past 4,300 digits, and printing one fails later), and
 nesting deep enough to raise ``RecursionError``. :func:`loads` refuses each of them up front with
-one :class:`JSONError` (a ``ValueError``) that says what was wrong and what is allowed:
+one :class:`JSONError` (a ``ValueError``) that says what was wrong and what is allowed.
+:func:`check` holds a value built in Python (a parsed request body, a dict a caller made) to the
+same bounds, for loaders that take documents as well as text:
 
 ========================  ==========================  ==========================================
 bound                     default                     why
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+from numbers import Integral, Real
 from typing import Any
 
 MAX_DEPTH = 32
@@ -48,6 +51,29 @@ def _depth(doc: Any, limit: int) -> int:
                 return deepest
             stack.extend((v, d) for v in (x.values() if isinstance(x, dict) else x))
     return deepest
+
+
+def check(doc: Any, *, what: str = "the document", max_depth: int = MAX_DEPTH,
+          max_int_digits: int = MAX_INT_DIGITS) -> None:  # fmt: skip
+    """Refuse (:class:`JSONError`, starting with ``what``) a value that :func:`loads` would not give:
+    nesting deeper than ``max_depth``, an integer of more than ``max_int_digits`` digits, a number
+    that is not finite. Iterative, so no depth raises ``RecursionError``; other types pass unchecked."""
+    limit = 10**max_int_digits
+    stack = [(doc, 0)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (str, bool)) or x is None:
+            continue
+        if isinstance(x, Integral):
+            if not -limit < int(x) < limit:
+                raise JSONError(f"{what}: an integer of more than {max_int_digits} digits is not allowed")
+        elif isinstance(x, Real):
+            if not math.isfinite(x):
+                raise JSONError(f"{what}: the number {x} is not finite")
+        elif isinstance(x, (dict, list, tuple)):
+            if d + 1 > max_depth:
+                raise JSONError(f"{what}: nested more than {max_depth} deep; at most {max_depth} levels are allowed")
+            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
 
 
 def loads(
@@ -107,4 +133,4 @@ def loads(
     return doc
 
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JSONError", "loads"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JSONError", "check", "loads"]

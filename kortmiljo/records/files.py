@@ -2,28 +2,45 @@
 
 Reading validates each record (:func:`~kortmiljo.records.format.from_dict`) and replays its moves
 (:func:`~kortmiljo.records.replay.verify`), so a record that loads is one that can be restored.
-Writing is atomic: a temporary file in the same folder, then ``os.replace``.
+The JSON is read by :func:`kortmiljo.core.jsonsafe.loads`, within the bounds of
+:mod:`kortmiljo.records.format` (bytes of a file and of a record, records and moves of a file,
+moves and deals of a record), each checked before the work it limits: sizes before parsing,
+counts before validating, validating before replaying. Writing is atomic: a temporary file in
+the same folder, then ``os.replace``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from ..core import jsonsafe
 from ..core.files import atomic_write
-from .format import MAX_FILE_BYTES, Record, RecordError, dumps, from_dict
+from . import format as fmt
+from .format import Record, RecordError, dumps, from_dict
 from .replay import verify as verify_moves
+
+
+def _parse(text: str, where: str) -> Any:
+    """One record's JSON, within ``MAX_RECORD_BYTES`` and jsonsafe's bounds (depth, digits, finite)."""
+    if len(text) > fmt.MAX_RECORD_BYTES:  # characters: at least as many bytes
+        raise RecordError(
+            f"{where}: {len(text):,} characters; a record is at most {fmt.MAX_RECORD_BYTES:,} bytes (MAX_RECORD_BYTES)"
+        )
+    try:
+        return jsonsafe.loads(text, what=where)
+    except jsonsafe.JSONError as err:
+        raise RecordError(str(err)) from None
 
 
 def loads(text: str, source: str | None = None, verify: bool = True) -> Record:
     """A record from JSON text (see :func:`load`)."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        where = f"{source or 'record'}: not valid JSON"
-        raise RecordError(f"{where} (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    return _record(_parse(text, source or "record"), source, verify)
+
+
+def _record(doc: Any, source: str | None, verify: bool) -> Record:
     rec = from_dict(doc, source)
     if verify:
         verify_moves(rec)
@@ -34,11 +51,12 @@ def _read(path: str | os.PathLike) -> str:
     p = Path(path)
     if not p.is_file():
         raise RecordError(f"{p}: no such record file")
-    size = p.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise RecordError(f"{p}: {size:,} bytes is larger than a record file can be ({MAX_FILE_BYTES:,})")
+    with open(p, "rb") as f:  # read at most one byte past the bound: the size stat gives may change
+        data = f.read(fmt.MAX_FILE_BYTES + 1)
+    if len(data) > fmt.MAX_FILE_BYTES:
+        raise RecordError(f"{p}: larger than a record file can be ({fmt.MAX_FILE_BYTES:,} bytes, MAX_FILE_BYTES)")
     try:
-        return p.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise RecordError(f"{p}: not UTF-8 text ({err.reason} at byte {err.start})") from None
 
@@ -55,18 +73,40 @@ def load_all(path: str | os.PathLike, verify: bool = True) -> list[Record]:
     if not text.strip():
         raise RecordError(f"{src}: the file is empty")
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if len(lines) > 1 and any(_is_record_line(line) for _, line in lines):  # JSON Lines: a record per line
-        return [loads(line, f"{src} line {n}", verify) for n, line in lines]
-    return [loads(text, src, verify)]  # one document (pretty-printed or not); a JSON error says where
+    first = _first_record_line(lines) if len(lines) > 1 else None
+    if first is None:  # one document (pretty-printed or not); a JSON error says where
+        return [loads(text, src, verify)]
+    if len(lines) > fmt.MAX_RECORDS:  # JSON Lines: a record per line, counted before any is read
+        raise RecordError(
+            f"{src}: {len(lines):,} lines; a file holds at most {fmt.MAX_RECORDS:,} records (MAX_RECORDS)"
+        )
+    k, first_doc = first
+    docs = [
+        (f"{src} line {n}", first_doc if i == k else _parse(line, f"{src} line {n}"))
+        for i, (n, line) in enumerate(lines)
+    ]
+    # every line parsed, none checked or replayed yet: the moves of the whole file, counted
+    moves = sum(len(d["actions"]) for _, d in docs if isinstance(d, dict) and isinstance(d.get("actions"), list))
+    if moves > fmt.MAX_FILE_MOVES:
+        raise RecordError(
+            f"{src}: {moves:,} moves in all; a file holds at most {fmt.MAX_FILE_MOVES:,} (MAX_FILE_MOVES)"
+        )
+    return [_record(doc, where, verify) for where, doc in docs]
 
 
-def _is_record_line(line: str) -> bool:
-    """Whether a line is a whole record by itself (no line of a pretty-printed record is)."""
-    try:
-        doc = json.loads(line)
-    except json.JSONDecodeError:
-        return False
-    return isinstance(doc, dict) and "format" in doc
+def _first_record_line(lines: list[tuple[int, str]]) -> tuple[int, Any] | None:
+    """(position, document) of the first line that is a whole record by itself (no line of a
+    pretty-printed record is), or None: what tells a JSON Lines file from one document."""
+    for i, (_, line) in enumerate(lines):
+        if len(line) > fmt.MAX_RECORD_BYTES or not line.lstrip().startswith("{"):
+            continue
+        try:
+            doc = jsonsafe.loads(line)
+        except jsonsafe.JSONError:
+            continue
+        if isinstance(doc, dict) and "format" in doc:
+            return i, doc
+    return None
 
 
 def load(path: str | os.PathLike, index: int | None = None, verify: bool = True) -> Record:

@@ -6,12 +6,22 @@ the result (docs/records.md). The JSON Schema ``record.schema.json`` beside this
 format's definition; :func:`from_dict` validates against it, then checks what a schema cannot
 (a known game and options, decks that are permutations). Reading files, which also replays the
 moves, is :mod:`kortmiljo.records.files`.
+
+**Bounds.** A record is read only within these bounds, each checked before the work it limits
+(sizes before parsing, counts before the schema and the replay), and refused past them with one
+:class:`RecordError` that names the bound (docs/records.md, "Bounds"). The longest real records
+are Spøkelse rounds cut by the default ``max_steps`` (5,000 moves) and long Sprøyte matches
+(about 50 moves a deal; a match to 100 takes about 200 deals at the 99.9th percentile). Replaying
+costs about 0.1 ms a move, so a record at the bounds loads in about 3 s and a file at the bounds
+in about 15 s. Research code that reads larger ones may raise them (they are module constants,
+read at call time).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,9 +31,16 @@ from typing import Any
 
 import numpy as np
 
+from ..core import jsonsafe
+
 FORMAT = "kortmiljo-record"
 FORMAT_VERSION = 1
-MAX_FILE_BYTES = 256 * 1024 * 1024  # a record is kilobytes; a larger file is not one of ours
+MAX_MOVES = 20_000  # moves of one record: 4x a Spøkelse round cut at its default max_steps (5,000)
+MAX_DEALS = 1_000  # deals of one record: Femkortskille's largest max_deals; 5x a Sprøyte match to 100
+MAX_RECORD_BYTES = 16 << 20  # one record's JSON (a .json file, a .jsonl line): MAX_MOVES at 800 bytes each
+MAX_FILE_BYTES = 32 << 20  # a record file; a JSON Lines file of many records is read whole
+MAX_RECORDS = 2_000  # records in one JSON Lines file (each costs a few ms to check, replay aside)
+MAX_FILE_MOVES = 100_000  # moves of all the records of one file, counted before any is replayed
 STATUSES = ("finished", "truncated", "unfinished")
 
 
@@ -147,13 +164,88 @@ def _schema_error(err, where: str, doc: Mapping[str, Any]) -> RecordError:
     return RecordError(f"{at}: {field_name}: {err.message}")
 
 
+_SEAT = re.compile(r"player_[0-9]+")
+_ACTION_KEYS = frozenset(("seat", "action", "deal", "phase", "trick", "policy", "value", "seen"))
+
+
+def _is_int(x: Any, lo: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= lo
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_probability(x: Any) -> bool:
+    return _is_number(x) and 0 <= x <= 1
+
+
+def _plain_action(a: Any) -> bool:
+    """Whether a move is certainly valid against the schema's ``actions`` items (a stricter
+    reading of them: True only where the schema agrees, so False costs only the slow check)."""
+    return (
+        type(a) is dict
+        and a.keys() <= _ACTION_KEYS
+        and isinstance(a.get("seat"), str)
+        and _SEAT.fullmatch(a["seat"]) is not None
+        and isinstance(a.get("action"), str)
+        and len(a["action"]) <= 100
+        and _is_int(a.get("deal"))
+        and (a.get("phase") is None or isinstance(a["phase"], str))
+        and (a.get("trick") is None or _is_int(a["trick"]))
+        and ("policy" not in a or (type(a["policy"]) is dict and all(map(_is_probability, a["policy"].values()))))
+        and ("value" not in a or _is_number(a["value"]))
+        and ("seen" not in a or (type(a["seen"]) is list and all(isinstance(c, str) for c in a["seen"])))
+    )
+
+
+def _plain_deal(d: Any) -> bool:
+    """Whether a deal is certainly valid against the schema's ``deals`` items (as :func:`_plain_action`)."""
+    return (
+        type(d) is dict
+        and d.keys() == {"dealer", "deck"}
+        and _is_int(d["dealer"])
+        and type(d["deck"]) is list
+        and all(c is None or (isinstance(c, str) and len(c) <= 20) for c in d["deck"])
+    )
+
+
+def _schema_errors(doc: Mapping[str, Any]):
+    """The schema's errors of ``doc``. jsonschema takes about 0.2 ms a move, so the moves and the
+    later deals are checked by the plain checks above where they pass, and only the rest by it."""
+    actions, deals = doc.get("actions"), doc.get("deals")
+    if (
+        type(actions) is list
+        and type(deals) is list
+        and deals
+        and all(map(_plain_action, actions))
+        and all(map(_plain_deal, deals[1:]))
+    ):
+        doc = {**doc, "actions": [], "deals": deals[:1]}
+    return _validator().iter_errors(doc)
+
+
+def check_bounds(doc: Mapping[str, Any], where: str) -> None:
+    """Refuse a document past the bounds: more moves or deals than a record may hold, nesting,
+    huge integers or numbers that are not finite (NaN in a ``policy``, ``value`` or ``event``)."""
+    for key, bound, name in (("actions", MAX_MOVES, "MAX_MOVES"), ("deals", MAX_DEALS, "MAX_DEALS")):
+        n = len(doc[key]) if isinstance(doc.get(key), list) else 0
+        if n > bound:
+            raise RecordError(f"{where}: {n:,} {key[:-1]}s; a record holds at most {bound:,} ({name})")
+    try:
+        jsonsafe.check(doc, what=where)
+    except jsonsafe.JSONError as err:
+        raise RecordError(str(err)) from None
+
+
 def from_dict(doc: Any, source: str | None = None) -> Record:
-    """A :class:`Record` from its JSON document, checked against the schema and the game.
+    """A :class:`Record` from its JSON document, checked against the bounds, the schema and the game.
 
     Refused with :class:`RecordError` (naming ``source``, the move and what is wrong): not a
-    kortmiljo record, a newer ``format_version``, a schema violation, an unknown game or option,
-    a deck that is not a permutation of the game's deck, seats that do not match the game.
-    The moves are checked by :func:`kortmiljo.records.replay.verify` (``load`` does both).
+    kortmiljo record, a newer ``format_version``, past a bound (:func:`check_bounds`), a schema
+    violation, an unknown game or option, a deck that is not a permutation of the game's deck,
+    seats that do not match the game. The moves are checked by
+    :func:`kortmiljo.records.replay.verify` (``load`` does both).
     """
     where = source or "record"
     if not isinstance(doc, Mapping):
@@ -166,7 +258,8 @@ def from_dict(doc: Any, source: str | None = None) -> Record:
             f"{where}: format_version {version} is newer than this kortmiljo reads (up to {FORMAT_VERSION}); "
             "upgrade kortmiljo to read it"
         )
-    err = next(iter(sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
+    check_bounds(doc, where)
+    err = next(iter(sorted(_schema_errors(doc), key=lambda e: list(e.absolute_path))), None)
     if err is not None:
         raise _schema_error(err, where, doc)
     rec = Record(

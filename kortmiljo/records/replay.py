@@ -103,9 +103,10 @@ def states(record: Record) -> Iterator[Any]:
 def verify(record: Record) -> None:
     """Replay the record and refuse it (:class:`RecordError`, naming the move) unless every move is
     the legal move of the seat on move, in the deal the record says, and the deals, the status,
-    the rewards and the infos are the ones the replay gives. A redacted record is checked as far
-    as it can be: its structure (it cannot be replayed)."""
+    the rewards and the infos are the ones the replay gives. A redacted record cannot be replayed
+    (its hidden cards are gone): it is checked against what is public (:func:`verify_redacted`)."""
     if record.redacted:
+        verify_redacted(record)
         return
     game = check_game(record)
     names = [f"player_{i}" for i in range(game.num_players)]
@@ -165,3 +166,96 @@ def verify(record: Record) -> None:
             want = jsonable(engine.info(s))
             if record.infos.get(nm) != want:
                 raise RecordError(f"{record.where()}: infos.{nm} is {record.infos.get(nm)}, the moves give {want}")
+
+
+def verify_redacted(record: Record) -> None:
+    """Refuse (:class:`RecordError`, naming the move) a redacted record whose public part is
+    impossible. Its hidden cards are gone, so the moves cannot be replayed; what is checked is what
+    holds whatever they were (docs/records.md, "Sharing without leaking"):
+
+    - every move is an action of the game by name: the full name for the seat's own moves, the public
+      name (``discard:?``) or the full one for the others';
+    - the moves' deals run in order, none before the one before it;
+    - a card a move names (``play:QS``) is one the seat located in that deal (its deck keeps it, or
+      a move's ``seen`` so far names it: a card played face up is located by the move), and no deal
+      names a card more often than the game's deck holds it; ``seen`` names cards of the deck;
+    - no seat makes more moves than the game allows in an episode (``max_decisions``);
+    - the rewards lie within the game's bounds on a return, and sum to 0 in a zero-sum game;
+    - an unfinished record has no end-of-episode infos, an ended one has them for every seat.
+
+    What depends on the hidden cards is not checked: whether a public move was legal for the hand
+    it came from (following suit, a face-down discard), whose move it was, and the exact rewards
+    and infos.
+    """
+    game = check_game(record)
+    names = [f"player_{i}" for i in range(game.num_players)]
+    me = record.redacted_for
+    public = {game.public_action_name(a) for a in range(len(game.action_names))}
+
+    def is_name(name: str, own: bool) -> bool:
+        try:
+            game.action_from_string(name)
+        except ValueError:
+            return not own and name in public
+        return True
+
+    code = game.deck.code
+    full = {}
+    for c in game.deck.cards:
+        full[code(c)] = full.get(code(c), 0) + 1
+    # per deal: the cards the seat located (kept in the deck, or ``seen`` by a move so far), and
+    # how often the moves have named each card
+    known = [{code(game.deck.parse(c)) for c in d["deck"] if c is not None} for d in record.deals]
+    named: list[dict[str, int]] = [{} for _ in record.deals]
+    moves = dict.fromkeys(names, 0)
+    deal = 0
+    for i, a in enumerate(record.actions):
+        name = a["action"]
+        if not is_name(name, a["seat"] == me):
+            what = "an action" if a["seat"] == me else "an action or the public name of one"
+            raise RecordError(f"{record.where(i)}: {name!r} is not {what} of {game.name}")
+        if a["deal"] < deal:
+            raise RecordError(f"{record.where(i)}: the move is in deal {a['deal']}, after a move in deal {deal}")
+        deal = a["deal"]
+        for c in a.get("seen", ()):
+            try:
+                known[deal].add(code(game.deck.parse(c)))
+            except ValueError as err:
+                raise RecordError(f"{record.where(i)}: seen: {err}") from None
+        card = game.named_card(name)
+        if card is not None:
+            if card not in known[deal]:
+                raise RecordError(
+                    f"{record.where(i)}: the move shows {card}, which {me} never located in deal {deal} "
+                    "(neither its deck nor any move's seen holds it)"
+                )
+            named[deal][card] = named[deal].get(card, 0) + 1
+            if named[deal][card] > full.get(card, 0):
+                raise RecordError(
+                    f"{record.where(i)}: {card} is shown {named[deal][card]} times in deal {deal}; "
+                    f"the {game.deck.name} deck holds it {full.get(card, 0)} time(s)"
+                )
+        moves[a["seat"]] += 1
+    facts = game.facts
+    if facts.max_decisions is not None:
+        for nm, n in moves.items():
+            if n > facts.max_decisions:
+                raise RecordError(
+                    f"{record.where()}: {nm} makes {n} moves; an episode of this game allows at most "
+                    f"{facts.max_decisions}"
+                )
+    lo, hi = facts.utility_bounds
+    for nm in names:
+        r = record.rewards[nm]
+        if not lo - 1e-9 <= r <= hi + 1e-9:
+            raise RecordError(f"{record.where()}: rewards.{nm} is {r}, outside the game's bounds [{lo}, {hi}]")
+    total = sum(record.rewards[nm] for nm in names)
+    if facts.zero_sum and not math.isclose(total, 0.0, abs_tol=1e-6):
+        raise RecordError(f"{record.where()}: the rewards sum to {total}; in {game.name} they sum to 0")
+    ended = record.status != "unfinished"
+    for nm in names:
+        if bool(record.infos.get(nm)) != ended:
+            have = "has" if record.infos.get(nm) else "lacks"
+            raise RecordError(
+                f"{record.where()}: the record is {record.status} but infos.{nm} {have} end-of-episode infos"
+            )
