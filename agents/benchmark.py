@@ -78,6 +78,7 @@ import sys
 import time
 import zlib
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,9 +86,19 @@ from typing import Any
 import numpy as np
 
 import kortmiljo
-from kortmiljo.cli import ArgumentParser, add_config_option, check_output_file, fail, int_arg
+from kortmiljo.cli import (
+    ArgumentParser,
+    add_agent_options,
+    add_config_option,
+    agent_failed,
+    check_output_file,
+    fail,
+    int_arg,
+)
+from kortmiljo.core.errors import AgentError
 from kortmiljo.core.files import atomic_write
 from kortmiljo.core.game import Game
+from kortmiljo.core.guard import timed_moves
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
@@ -214,24 +225,48 @@ def _policy(game: Game, spec: Any, role: str) -> Policy:
     return _CACHE[key]
 
 
-def play_deals(game: Game, agent: Any, opponent: str, opponent_spec: Any, deal_seed: int, deals: range) -> list:
-    """Play ``deals`` against one opponent; per deal a list of (agent's reward, or None if cut short) per rotation."""
+def play_deals(
+    game: Game,
+    agent: Any,
+    opponent: str,
+    opponent_spec: Any,
+    deal_seed: int,
+    deals: range,
+    move_timeout: float | None = None,
+    agent_name: str | None = None,
+) -> list:
+    """Play ``deals`` against one opponent; per deal a list of (agent's reward, or None if cut short) per rotation.
+
+    Every move is guarded (:func:`agents.tournament.play_game`): an agent or opponent that raises,
+    exits or takes more than ``move_timeout`` seconds (None: no limit) over a move ends it with an
+    :class:`~kortmiljo.core.errors.AgentError` naming it, the opponent, the deal and the move."""
     env = OrderEnforcing(CardGameEnv(game))
     engine = env.unwrapped.engine
     n = len(env.possible_agents)
     me, them = _policy(game, agent, "agent"), _policy(game, opponent_spec, "opponent")
+    mine = agent_name or (agent if isinstance(agent, str) else getattr(me, "name", type(me).__name__))
+    theirs = f"{opponent} (the opponent)"
     out = []
-    for d in deals:
-        deck, dealer, episode_seed = make_deal(engine, deal_seed, d, n)
-        row = []
-        for r in range(n):
-            _reseed(me, game_seed(deal_seed, opponent, d, r, 0))
-            _reseed(them, game_seed(deal_seed, opponent, d, r, 1))
-            seated = [me if s == r else them for s in range(n)]
-            rewards, infos = play_game(env, seated, episode_seed, {"deck": deck, "dealer": dealer})
-            cut = any(info.get("truncated_by") for info in infos)  # a cap's name; "" or absent: finished
-            row.append(None if cut else float(rewards[r]))
-        out.append(row)
+    with timed_moves() if move_timeout is not None else nullcontext():
+        for d in deals:
+            deck, dealer, episode_seed = make_deal(engine, deal_seed, d, n)
+            row = []
+            for r in range(n):
+                _reseed(me, game_seed(deal_seed, opponent, d, r, 0))
+                _reseed(them, game_seed(deal_seed, opponent, d, r, 1))
+                seated = [me if s == r else them for s in range(n)]
+                rewards, infos = play_game(
+                    env,
+                    seated,
+                    episode_seed,
+                    {"deck": deck, "dealer": dealer},
+                    names=[mine if s == r else theirs for s in range(n)],
+                    where=f"deal {d + 1} against {opponent}, game {r + 1} of {n}",
+                    move_timeout=move_timeout,
+                )
+                cut = any(info.get("truncated_by") for info in infos)  # a cap's name; "" or absent: finished
+                row.append(None if cut else float(rewards[r]))
+            out.append(row)
     return out
 
 
@@ -297,12 +332,16 @@ def run_benchmark(
     games: int | Mapping[str, int] | None = None,
     workers: int = 2,
     progress: bool = False,
+    move_timeout: float | None = None,
 ) -> dict:
     """Benchmark ``agent`` (a name for :func:`agents.registry.make_agent`, or a Policy) on a protocol.
 
     ``pool`` (names, or a dict name → spec/Policy) and ``games`` (one count for every opponent,
     or a dict name → count) override the protocol's; the result then says ``"complete": false``.
-    Returns the result dict described in docs/benchmark.md.
+    Returns the result dict described in docs/benchmark.md. ``move_timeout``: the longest a move
+    may take, in seconds (None: no limit); an agent that raises, exits or takes longer ends the
+    benchmark with an :class:`~kortmiljo.core.errors.AgentError` (:func:`play_deals`), also from
+    a worker process.
     """
     proto = protocol(protocol_id)
     g = load_game(game, **(config or {})) if isinstance(game, str) else game
@@ -351,31 +390,32 @@ def run_benchmark(
         deals = math.ceil(counts[name] / n)
         size = max(1, math.ceil(deals / (4 * workers))) if workers > 1 else deals
         for start in range(0, deals, size):
-            tasks.append(
-                (name, (g, agent if workers > 1 else me, name, spec, seed, range(start, min(deals, start + size))))
-            )
+            chunk = range(start, min(deals, start + size))
+            tasks.append((name, (g, agent if workers > 1 else me, name, spec, seed, chunk, move_timeout, agent_spec)))
     rows: dict[str, list] = {name: [] for name in opponents}
     bar = None
     if progress:
         from tqdm import tqdm
 
-        total = sum(len(t[1][-1]) for t in tasks) * n
+        total = sum(len(t[1][5]) for t in tasks) * n
         bar = tqdm(total=total, desc=f"{g.name} {agent_spec}", unit="game", leave=False)
-    if workers > 1 and len(tasks) > 1:
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ctx.Pool(min(workers, len(tasks))) as workers_pool:
-            for (name, args), got in zip(tasks, workers_pool.imap(_task, [t[1] for t in tasks]), strict=True):
-                rows[name] += got
+    try:
+        if workers > 1 and len(tasks) > 1:
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+            with ctx.Pool(min(workers, len(tasks))) as workers_pool:
+                for (name, args), got in zip(tasks, workers_pool.imap(_task, [t[1] for t in tasks]), strict=True):
+                    rows[name] += got
+                    if bar is not None:
+                        bar.update(len(args[5]) * n)
+        else:
+            for name, args in tasks:
+                rows[name] += play_deals(*args)
                 if bar is not None:
-                    bar.update(len(args[-1]) * n)
-    else:
-        for name, args in tasks:
-            rows[name] += play_deals(*args)
-            if bar is not None:
-                bar.update(len(args[-1]) * n)
-    if bar is not None:
-        bar.close()
+                    bar.update(len(args[5]) * n)
+    finally:  # also when an agent fails: its error is not drawn over by the bar
+        if bar is not None:
+            bar.close()
 
     return {
         "kind": "kortmiljo-benchmark",
@@ -467,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the result as JSON here")
     p.add_argument("--leaderboard", metavar="FILE", help="append the result to this leaderboard (a JSON list)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_agent_options(p)
     return p
 
 
@@ -491,7 +532,10 @@ def main(argv: list[str] | None = None) -> int:
             games=args.games,
             workers=args.workers,
             progress=not args.no_progress,
+            move_timeout=args.move_timeout,
         )
+    except AgentError as err:
+        return agent_failed(prog, err, args.debug)
     except ValueError as err:
         return fail(prog, err)
     print(format_table(result))

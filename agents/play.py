@@ -29,12 +29,24 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from contextlib import nullcontext
+from functools import partial
 from typing import Any, TextIO
 
 import numpy as np
 
-from kortmiljo.cli import ArgumentParser, add_config_option, check_output_file, fail, int_arg
+from kortmiljo.cli import (
+    ArgumentParser,
+    add_agent_options,
+    add_config_option,
+    agent_failed,
+    check_output_file,
+    fail,
+    int_arg,
+)
+from kortmiljo.core.errors import AgentError, printable
 from kortmiljo.core.game import Game
+from kortmiljo.core.guard import guarded_act, guarded_call, timed_moves
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
@@ -72,7 +84,7 @@ def choose_action(engine, legal: list[int], stdin: TextIO, stdout: TextIO) -> in
         if low in ("help", "?", "h", ""):
             stdout.write(f"type one of: {', '.join(names)} (or its number); quit leaves\n")
             continue
-        if text.isdigit() and 1 <= int(text) <= len(legal):
+        if text.isascii() and text.isdigit() and len(text) <= 9 and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]
         try:
             action = engine.action_from_string(text)
@@ -126,7 +138,7 @@ def _result(engine, totals, infos, seat: int | None, who: dict[int, str], stdout
     stdout.write("\n" + engine.render(None) + "\n")
     stdout.write("result:\n")
     for s in range(n):
-        name = "you" if s == seat else who.get(s, "?")
+        name = "you" if s == seat else printable(who.get(s, "?"))
         fields = "  ".join(f"{k}={_fmt(v)}" for k, v in infos[s].items())
         stdout.write(f"  player_{s} ({name}): reward {totals[s]:+g}  {fields}\n")
     if seat is None:
@@ -192,8 +204,13 @@ def _from_record(spec: str, seat: int, path: str) -> str:
     return spec
 
 
-def _play_on(env, seat: int, policies: dict, names: dict, stdin, stdout, log: MoveLog, save_to, event) -> int:
-    """Play the env on from where it is; save the record to ``save_to`` at the end or on quitting."""
+def _play_on(
+    env, seat: int, policies: dict, names: dict, stdin, stdout, log: MoveLog, save_to, event, move_timeout=None
+) -> int:
+    """Play the env on from where it is; save the record to ``save_to`` at the end or on quitting,
+    and when an agent fails (its :class:`~kortmiljo.core.errors.AgentError` then goes on up).
+    Every agent's move is guarded (:func:`kortmiljo.core.guard.guarded_act`): within
+    ``move_timeout`` seconds (None: no limit), and its failure named."""
     engine = env.unwrapped.engine
     n = engine.num_players
     seats = {f"player_{s}": HUMAN if s == seat else names[s] for s in range(n)}
@@ -207,32 +224,36 @@ def _play_on(env, seat: int, policies: dict, names: dict, stdin, stdout, log: Mo
 
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     try:
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            s = seat_of[agent]
-            if term or trunc:
-                env.step(None)
-                continue
-            probs = value = None
-            if s == seat:
-                stdout.write("\n" + engine.render(seat) + "\n")
-                action = choose_action(engine, [int(a) for a in np.flatnonzero(obs["action_mask"])], stdin, stdout)
-                stdout.write(f"you (player_{s}): {engine.action_to_string(action)}\n")
-            else:
-                p = policies[s]
-                live = engine if p.needs_engine else None
-                if save_to is not None:
-                    action, probs, value = p.act_explained(obs, live)
+        with timed_moves() if move_timeout is not None else nullcontext():
+            for agent in env.agent_iter():
+                obs, reward, term, trunc, info = env.last()
+                s = seat_of[agent]
+                if term or trunc:
+                    env.step(None)
+                    continue
+                probs = value = None
+                if s == seat:
+                    stdout.write("\n" + engine.render(seat) + "\n")
+                    legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+                    action = choose_action(engine, legal, stdin, stdout)
+                    stdout.write(f"you (player_{s}): {engine.action_to_string(action)}\n")
                 else:
-                    action = p.act(obs, live)
-                stdout.write(f"player_{s} ({names[s]}): {engine.action_to_string(action)}\n")
-            log.step(env, action, probs, value)
+                    p = policies[s]
+                    live = engine if p.needs_engine else None
+                    at = f"move {len(engine.history) + 1} (player_{s})"
+                    if save_to is not None:
+                        call = partial(p.act_explained, obs, live)
+                        action, probs, value = guarded_call(call, agent=names[s], where=at, timeout=move_timeout)
+                    else:
+                        action = guarded_act(p, obs, live, agent=names[s], where=at, timeout=move_timeout)
+                    stdout.write(f"player_{s} ({printable(names[s])}): {engine.action_to_string(action)}\n")
+                log.step(env, action, probs, value)
     except _Quit:
         stdout.write("game left unfinished.\n")
         save()
         return 0
-    except KeyboardInterrupt:
-        save()  # Ctrl-C: the moves so far are kept too
+    except (KeyboardInterrupt, AgentError):
+        save()  # Ctrl-C, or an agent that failed: the moves so far are kept too
         raise
     _result(engine, log.rewards, [engine.info(s) for s in range(n)], seat, names, stdout)
     save()
@@ -248,12 +269,16 @@ def play(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     record: str | None = None,
+    move_timeout: float | None = None,
 ) -> int:
     """One game in the terminal; returns the exit status (0 also when the person quits).
 
     ``opponents``: agents cycled over the other seats (default ``["heuristic"]``): specs
     (:mod:`agents.registry`), Policy objects, or any object with ``act(obs)`` (wrapped);
-    ``record``: a file to save the game's record in (see the module docstring)."""
+    ``record``: a file to save the game's record in (see the module docstring); ``move_timeout``:
+    the longest an agent's move may take, in seconds (None: no limit). An agent that raises, exits
+    or takes longer ends the game with an :class:`~kortmiljo.core.errors.AgentError` naming it and
+    the move (the record, if asked for, is saved first)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     g = load_game(game, **(config or {})) if isinstance(game, str) else game
@@ -269,9 +294,9 @@ def play(
     policies, names = _opponents(g, n, seat, ["heuristic"] if opponents is None else list(opponents), seed)
     env.reset(seed=seed)
     stdout.write(f"{g.name}: you are player_{seat}; opponents: ")
-    stdout.write(", ".join(f"player_{s} = {names[s]}" for s in sorted(names)) + f"  (seed {seed})\n")
+    stdout.write(", ".join(f"player_{s} = {printable(names[s])}" for s in sorted(names)) + f"  (seed {seed})\n")
     log = MoveLog(engine, seed, engine.carry_in())
-    return _play_on(env, seat, policies, names, stdin, stdout, log, record, {})
+    return _play_on(env, seat, policies, names, stdin, stdout, log, record, {}, move_timeout)
 
 
 def resume(
@@ -282,6 +307,7 @@ def resume(
     stdout: TextIO | None = None,
     record: str | None = None,
     game: str | None = None,
+    move_timeout: float | None = None,
 ) -> int:
     """Play the game recorded in ``path`` on from its last move (see the module docstring).
 
@@ -332,8 +358,8 @@ def resume(
     moves = [(a.get("phase"), a.get("trick"), a["deal"], a.get("policy"), a.get("value")) for a in rec.actions]
     log = MoveLog(engine, rec.seed, rec.carry, moves, [rec.rewards[f"player_{s}"] for s in range(n)])
     stdout.write(f"{g.name}: resumed {path} after {len(rec.actions)} moves; you are player_{you}; opponents: ")
-    stdout.write(", ".join(f"player_{s} = {names[s]}" for s in sorted(names)) + "\n")
-    return _play_on(env, you, policies, names, stdin, stdout, log, record, rec.event)
+    stdout.write(", ".join(f"player_{s} = {printable(names[s])}" for s in sorted(names)) + "\n")
+    return _play_on(env, you, policies, names, stdin, stdout, log, record, rec.event, move_timeout)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -363,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="play on the game recorded in FILE from its last move (its game, options and cards)",
     )
+    add_agent_options(p)
     return p
 
 
@@ -378,9 +405,21 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(
                     f"--resume plays on the recorded game, with its options and cards: drop {' and '.join(given)}"
                 )
-            return resume(args.resume, args.opponents, args.seat, record=args.record, game=args.game)
+            return resume(
+                args.resume,
+                args.opponents,
+                args.seat,
+                record=args.record,
+                game=args.game,
+                move_timeout=args.move_timeout,
+            )
         seat = 0 if args.seat is None else args.seat
-        return play(args.game, args.opponents, seat, args.seed, parse_options(args.config), record=args.record)
+        config = parse_options(args.config)
+        return play(
+            args.game, args.opponents, seat, args.seed, config, record=args.record, move_timeout=args.move_timeout
+        )
+    except AgentError as err:
+        return agent_failed("kortmiljo play", err, args.debug)
     except ValueError as err:
         return fail("kortmiljo play", err)
 

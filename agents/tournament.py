@@ -44,7 +44,17 @@ whole records. A record's ``seats`` name the agent that sat there (as the table 
 (``Policy.act_explained``: the probability of each legal move, a value estimate). Games a cap cut
 short are recorded too (status ``truncated``). ``DIR`` is made if missing; one that already holds
 ``*.json`` files, or that is not a folder this process can write in, is refused before the first
-game. ``kortmiljo replay`` shows a record; :func:`kortmiljo.records.restore` plays on from any move.
+game. ``kortmiljo replay`` shows a record; :func:`kortmiljo.records.restore` plays on from any move. A
+record that cannot be written (a full disk) ends the tournament with :class:`RecordWriteError`
+(``eval``: one line, exit status 2); the records written before it stay whole and valid.
+
+**Agents' failures.** Every move is asked through :func:`kortmiljo.core.guard.guarded_act`: an
+agent whose ``act`` raises, calls ``sys.exit()`` or takes more than ``--move-timeout`` seconds
+(default :data:`kortmiljo.core.guard.DEFAULT_MOVE_TIMEOUT`; ``0`` or ``none``: no limit) ends
+``eval`` with one line naming the agent and the move (``agent X failed at deal 3, game 2 of 2,
+move 17 (player_1): ValueError: …``) and exit status 2; ``--debug`` prints its traceback first.
+:func:`run_tournament` raises the :class:`~kortmiljo.core.errors.AgentError` (its
+``move_timeout`` defaults to None: no limit).
 """
 
 from __future__ import annotations
@@ -57,14 +67,26 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kortmiljo.cli import ArgumentParser, add_config_option, check_output_file, fail, int_arg
+from kortmiljo.cli import (
+    ArgumentParser,
+    add_agent_options,
+    add_config_option,
+    agent_failed,
+    check_output_file,
+    fail,
+    int_arg,
+)
+from kortmiljo.core.errors import AgentError
 from kortmiljo.core.files import atomic_write  # noqa: F401  (part of this module's API)
 from kortmiljo.core.game import Game
+from kortmiljo.core.guard import guarded_act, guarded_call, timed_moves
 from kortmiljo.core.options import is_int, parse_options
 from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
@@ -109,11 +131,21 @@ def play_game(
     options: dict | None = None,
     max_steps: int | None = None,
     explain: bool = False,
+    *,
+    names: Sequence[str] | None = None,
+    where: str = "",
+    move_timeout: float | None = None,
 ):
     """Play one episode, seat ``i`` driven by ``policies[i]``; return (rewards, infos) per seat.
 
     ``explain``: ``env`` is a :class:`kortmiljo.records.RecordEpisode`; every move is asked of
     its agent with ``act_explained`` and what the agent says about it goes to ``env.annotate``.
+
+    Every move goes through :func:`kortmiljo.core.guard.guarded_act`: an agent that raises, calls
+    ``sys.exit`` or takes more than ``move_timeout`` seconds (None: no limit) ends the game with an
+    :class:`~kortmiljo.core.errors.AgentError` that names it (``names[i]``, default the policy's
+    ``name``) and the move: ``{where}, move {k} (player_{i})``, ``k`` numbered from 1 as in the
+    game's record.
 
     Every game caps its episodes (Spøkelse's ``max_steps``, Sprøyte's ``max_deals``): agents that
     pass cards back and forth forever are truncated by the game, and the infos then say
@@ -126,33 +158,44 @@ def play_game(
         max_steps = MAX_STEPS
     limit = max_steps
     engine = env.unwrapped.engine
+    if names is None:
+        names = [getattr(p, "name", type(p).__name__) for p in policies]
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     total = [0.0] * len(policies)
     infos: list[dict] = [{} for _ in policies]
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        i = seat_of[agent]
-        total[i] += float(reward)
-        if term or trunc:
-            infos[i] = dict(info)
-            action = None
-        else:
-            if max_steps is not None:
-                max_steps -= 1
-                if max_steps < 0:
-                    names = ", ".join(getattr(p, "name", type(p).__name__) for p in policies)
-                    raise RuntimeError(
-                        f"game abandoned after {limit} steps without ending ({names}); the agents may be "
-                        "passing cards back and forth (the game's own cap is switched off)"
-                    )
-            p = policies[i]
-            if explain:
-                action, probs, value = explained(p, obs, engine if p.needs_engine else None)
-                env.annotate(policy=probs, value=value)
+    with timed_moves() if move_timeout is not None else nullcontext():  # one alarm for the game's moves
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            i = seat_of[agent]
+            total[i] += float(reward)
+            if term or trunc:
+                infos[i] = dict(info)
+                action = None
             else:
-                action = p.act(obs, engine if p.needs_engine else None)
-        env.step(action)
+                if max_steps is not None:
+                    max_steps -= 1
+                    if max_steps < 0:
+                        who = ", ".join(names)
+                        raise RuntimeError(
+                            f"game abandoned after {limit} steps without ending ({who}); the agents may be "
+                            "passing cards back and forth (the game's own cap is switched off)"
+                        )
+                p = policies[i]
+                live = engine if p.needs_engine else None
+                at = partial(_move_where, where, engine, i)  # formatted only on a failure
+                if explain:
+                    call = partial(explained, p, obs, live)
+                    action, probs, value = guarded_call(call, agent=names[i], where=at, timeout=move_timeout)
+                    env.annotate(policy=probs, value=value)
+                else:
+                    action = guarded_act(p, obs, live, agent=names[i], where=at, timeout=move_timeout)
+            env.step(action)
     return total, infos
+
+
+def _move_where(where: str, engine: Any, seat: int) -> str:
+    move = f"move {len(engine.history) + 1} (player_{seat})"
+    return f"{where}, {move}" if where else move
 
 
 def explained(p, obs, engine):
@@ -201,6 +244,23 @@ def make_record_dir(path: str | os.PathLike) -> Path:
     return p
 
 
+class RecordWriteError(OSError):
+    """A game record that could not be written (a full disk, say). Every record is written
+    atomically, so the ones before it are whole and valid, and no part of this one is left."""
+
+    def __init__(self, err: OSError, path: Path, written: int):
+        why = err.strerror or str(err) or type(err).__name__
+        super().__init__(
+            err.errno,
+            f"could not write the game record {path}: {why}; the {written} record{'' if written == 1 else 's'} "
+            "written before it are whole, and no part of this one was left",
+        )
+        self.filename, self.written = str(path), written
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
 def truncated_by(infos: Sequence[dict]) -> str | None:
     """The cap that cut a game short (the ``truncated_by`` of its infos), or None for a finished game."""
     return next((info["truncated_by"] for info in infos if info.get("truncated_by")), None)  # "": not cut short
@@ -216,6 +276,7 @@ def run_tournament(
     agent_kwargs: dict[str, dict] | None = None,
     record: str | os.PathLike | None = None,
     per_deal: bool = False,
+    move_timeout: float | None = None,
 ) -> dict:
     """Play about ``games`` games of duplicate deals between ``agents`` and return the results dict.
 
@@ -230,6 +291,13 @@ def run_tournament(
     ``per_deal``: each agent's entry also gets ``deal_means``, its mean reward on every deal in
     deal order (``None`` where a cap cut all its games short). The deals depend only on ``seed``,
     so two tournaments with one seed can be compared deal by deal (``benchmarks/paired_margin.py``).
+
+    Every move is guarded (:func:`play_game`): an agent that raises, calls ``sys.exit`` or takes
+    more than ``move_timeout`` seconds over a move (None, the default here: no limit; the command
+    line's default is :data:`kortmiljo.core.guard.DEFAULT_MOVE_TIMEOUT`) ends the tournament with an
+    :class:`~kortmiljo.core.errors.AgentError` naming the agent, the deal and the move. A record
+    that cannot be written (a full disk) ends it with :class:`RecordWriteError`; the records
+    written before it are whole.
     """
     if len(agents) < 1:
         raise ValueError("give at least one agent")
@@ -280,47 +348,58 @@ def run_tournament(
         from tqdm import tqdm
 
         bar = tqdm(total=deals * len(rotations), desc=f"{g.name} {' vs '.join(names)}", unit="game", leave=False)
-    for deal in range(deals):
-        deck = [engine.deck.code(c) for c in rng.permutation(np.asarray(engine.deck.cards))]
-        dealer = int(rng.integers(n))
-        episode_seed = int(rng.integers(2**31))
-        per_agent: list[list[float]] = [[] for _ in agents]
-        for rotation, seating in enumerate(rotations):
-            seated = [policies[a] for a in seating]
-            options = {"deck": deck, "dealer": dealer}
-            if record_dir is None:
-                rewards, infos = play_game(env, seated, episode_seed, options)
-            else:
-                recorder.seats = {env.possible_agents[i]: names[a] for i, a in enumerate(seating)}
-                recorder.event = {"tournament": tournament, "deal": deal, "rotation": rotation, "game": played}
-                rewards, infos = play_game(recorder, seated, episode_seed, options, explain=True)
-                # atomic (a complete file or none); no fsync: a tournament writes one per game
-                save(recorder.record(), record_dir / f"{g.name}-{played:06d}.json", fsync=False)
-            played += 1
-            cap = truncated_by(infos)
-            if cap is not None:
-                truncated[cap] = truncated.get(cap, 0) + 1
+    with ExitStack() as stack:
+        if bar is not None:
+            stack.callback(bar.close)  # also when an agent fails: its error is not drawn over by the bar
+        if move_timeout is not None:
+            stack.enter_context(timed_moves())
+        for deal in range(deals):
+            deck = [engine.deck.code(c) for c in rng.permutation(np.asarray(engine.deck.cards))]
+            dealer = int(rng.integers(n))
+            episode_seed = int(rng.integers(2**31))
+            per_agent: list[list[float]] = [[] for _ in agents]
+            for rotation, seating in enumerate(rotations):
+                seated = [policies[a] for a in seating]
+                guard = {
+                    "names": [names[a] for a in seating],
+                    "where": f"deal {deal + 1}, game {rotation + 1} of {len(rotations)}",
+                    "move_timeout": move_timeout,
+                }
+                options = {"deck": deck, "dealer": dealer}
+                if record_dir is None:
+                    rewards, infos = play_game(env, seated, episode_seed, options, **guard)
+                else:
+                    recorder.seats = {env.possible_agents[i]: names[a] for i, a in enumerate(seating)}
+                    recorder.event = {"tournament": tournament, "deal": deal, "rotation": rotation, "game": played}
+                    rewards, infos = play_game(recorder, seated, episode_seed, options, explain=True, **guard)
+                    path = record_dir / f"{g.name}-{played:06d}.json"
+                    try:  # atomic (a complete file or none); no fsync: a tournament writes one per game
+                        save(recorder.record(), path, fsync=False)
+                    except OSError as err:
+                        raise RecordWriteError(err, path, played) from err
+                played += 1
+                cap = truncated_by(infos)
+                if cap is not None:
+                    truncated[cap] = truncated.get(cap, 0) + 1
+                    if bar is not None:
+                        bar.update(1)
+                    continue
+                game_reward: dict[int, list[float]] = {}
+                for seat, a in enumerate(seating):
+                    seat_rewards[a][seat].append(rewards[seat])
+                    game_reward.setdefault(a, []).append(rewards[seat])
+                for a, rs in game_reward.items():
+                    per_agent[a].append(sum(rs) / len(rs))
+                if len(game_reward) > 1:  # rate the agents of this game by their reward in it
+                    present = sorted(game_reward)
+                    scores = [sum(game_reward[a]) / len(game_reward[a]) for a in present]
+                    new = model.rate([[ratings[a]] for a in present], scores=scores)
+                    for a, team in zip(present, new, strict=True):
+                        ratings[a] = team[0]
                 if bar is not None:
                     bar.update(1)
-                continue
-            game_reward: dict[int, list[float]] = {}
-            for seat, a in enumerate(seating):
-                seat_rewards[a][seat].append(rewards[seat])
-                game_reward.setdefault(a, []).append(rewards[seat])
-            for a, rs in game_reward.items():
-                per_agent[a].append(sum(rs) / len(rs))
-            if len(game_reward) > 1:  # rate the agents of this game by their reward in it
-                present = sorted(game_reward)
-                scores = [sum(game_reward[a]) / len(game_reward[a]) for a in present]
-                new = model.rate([[ratings[a]] for a in present], scores=scores)
-                for a, team in zip(present, new, strict=True):
-                    ratings[a] = team[0]
-            if bar is not None:
-                bar.update(1)
-        for a in range(len(agents)):
-            by_deal[a].append(sum(per_agent[a]) / len(per_agent[a]) if per_agent[a] else None)
-    if bar is not None:
-        bar.close()
+            for a in range(len(agents)):
+                by_deal[a].append(sum(per_agent[a]) / len(per_agent[a]) if per_agent[a] else None)
 
     out_agents = {}
     for a, nm in enumerate(names):
@@ -484,6 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and values); DIR is made if missing and must not hold *.json files yet",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_agent_options(p)
     return p
 
 
@@ -507,9 +587,18 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs(args.out, args.plot)
         config = parse_options(args.config)
         results = run_tournament(
-            args.game, args.agents, args.games, config, args.seed, progress=not args.no_progress, record=args.record
+            args.game,
+            args.agents,
+            args.games,
+            config,
+            args.seed,
+            progress=not args.no_progress,
+            record=args.record,
+            move_timeout=args.move_timeout,
         )
-    except ValueError as err:
+    except AgentError as err:
+        return agent_failed(prog, err, args.debug)
+    except (ValueError, RecordWriteError) as err:
         return fail(prog, err)
     print(format_table(results))
     if args.record:
