@@ -6,12 +6,23 @@ viewer never located), and the moves by phase, trick by trick where tricks are p
 turn otherwise, with card symbols. A move's ``(sees …)`` lists the cards the viewer located by it:
 a drawn card, a card turned face up. The open view shows every card, and for each move what its
 mover located; a seat's view (``--seat``) is exactly the text of the record redacted for that seat.
+
+**Safe to print.** Every line goes through :func:`kortmiljo.core.errors.printable`: a seat's or an
+agent's name, an action, a phase or any other string from the file reaches the terminal with its
+control characters escaped (``\\x1b``, ``\\n``, ``\\u202e``), so it cannot recolour the screen, move
+the cursor, reorder the text or start a line of its own (a forged ``[Result …]``).
+
+**A redacted record says so.** A seat's view, whether made here or loaded from a redacted file,
+opens with a line of its own, before the tags: ``REDACTED record: player_1's view, not the full
+game; …``. A redacted file cannot be checked against the cards it hides, so it must never pass
+for a full record.
 """
 
 from __future__ import annotations
 
 import json
 
+from ..core.errors import printable
 from .format import Record, RecordError, check_game
 from .redact import redact, seat_index, views
 
@@ -69,7 +80,8 @@ def to_text(record: Record, seat: int | str | None = None, step: int | None = No
     if view is not None:
         record = view  # its tags too: a seat's view has no seed
     seats = "; ".join(f"{k}: {v or '?'}" for k, v in record.seats.items())
-    lines = [
+    lines = [redacted_line(view.redacted_for)] if view is not None else []
+    lines += [
         f'[Game "{game.definition.display_name}"]',
         f'[Env "{record.env}"]',
         f'[Config "{json.dumps(record.config, ensure_ascii=False, sort_keys=True)}"]',
@@ -103,7 +115,15 @@ def to_text(record: Record, seat: int | str | None = None, step: int | None = No
         lines += _moves(game, [(i, acts[i], names[i], seen[i]) for i in range(last) if acts[i]["deal"] == d])
     if step is not None and step < len(record.actions):
         lines += ["", f"(stopped after move {step} of {len(record.actions)})"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(printable, lines)) + "\n"
+
+
+def redacted_line(seat: str) -> str:
+    """The line that opens the text of a redacted record (a seat's view)."""
+    return (
+        f"REDACTED record: {seat}'s view, not the full game; the cards {seat} never located are hidden (?), "
+        "and the moves and results could be checked only against what that seat saw"
+    )
 
 
 def _moves(game, moves: list[tuple[int, dict, str, list[str]]]) -> list[str]:
