@@ -41,9 +41,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from kortmiljo.cli import ArgumentParser, check_output_file, fail
+from kortmiljo.core import jsonsafe
 from kortmiljo.core.files import atomic_write
 
 from .tournament import save_png
+
+MAX_LEADERBOARD_BYTES = 16 << 20  # a result is about 1 kB: thousands of entries; read no further
 
 ENTRY_KEYS = {
     "protocol": str,
@@ -85,7 +88,7 @@ def load_entries(path: str | os.PathLike, missing_ok: bool = False) -> list[dict
     """The entries of the leaderboard ``path`` (``[]`` for a missing file where ``missing_ok``)."""
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            text = f.read(MAX_LEADERBOARD_BYTES + 1)
     except FileNotFoundError:
         if missing_ok:
             return []
@@ -95,12 +98,11 @@ def load_entries(path: str | os.PathLike, missing_ok: bool = False) -> list[dict
     except UnicodeDecodeError:
         raise ValueError(f"leaderboard {str(path)!r} is not a text file") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"leaderboard {str(path)!r} is not valid JSON ({err.msg} at line {err.lineno}, column {err.colno}); "
-            "it must be a JSON list of benchmark results"
-        ) from None
+        data = jsonsafe.loads(text, what="leaderboard", max_bytes=MAX_LEADERBOARD_BYTES)
+    except jsonsafe.JSONError as err:
+        why = str(err).removeprefix("leaderboard: ")
+        sep = " is " if why.startswith("not valid JSON") else ": "
+        raise ValueError(f"leaderboard {str(path)!r}{sep}{why}; it must be a JSON list of benchmark results") from None
     if not isinstance(data, list):
         raise ValueError(
             f"leaderboard {str(path)!r} must be a JSON list of benchmark results, got {type(data).__name__}"

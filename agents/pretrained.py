@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from kortmiljo.core import jsonsafe
 from kortmiljo.core.files import atomic_write
 from kortmiljo.core.game import Game
 
@@ -52,7 +53,11 @@ FORMAT = "kortmiljo-mlp/1"
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 PRETRAINED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)  # a version is never retrained: published results (kb1's pool) name one
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0, out=x)}
-MAX_BYTES = 64 << 20  # far above any reference net (a 512-512 MLP on 800 inputs is 3 MB)
+# Loading bounds (docs/agents.md, "Loading weights safely"), each checked before the work it limits:
+MAX_BYTES = 64 << 20  # the file, and its arrays uncompressed: far above any reference net (a 512-512 MLP is 3 MB)
+MAX_MEMBERS = 64  # arrays in the archive: a meta header and two per layer
+MAX_META_BYTES = 1 << 20  # the JSON header (the fingerprint's layout and action names are a few kB)
+MAX_ABS_WEIGHT = 1e3  # |weight| and |bias|: the shipped nets stay below 7; past this the logits can overflow
 
 Layer = tuple[np.ndarray, np.ndarray]
 
@@ -103,11 +108,11 @@ def save_weights(
         "actor_inputs": int(actor_inputs if actor_inputs is not None else inputs),
         "inputs": inputs,
         "kortmiljo_version": __version__,
-        "source": source or {},
+        "source": _plain_json(source or {}),  # a NaN metric (an empty held-out split) is written as null
     }
     if advisor is not None:
         meta["advisor"] = advisor
-    arrays = {"meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)}
+    arrays = {"meta": np.frombuffer(json.dumps(meta, sort_keys=True, allow_nan=False).encode(), dtype=np.uint8)}
     for part, layers in (("actor", actor), ("critic", critic)):
         for k, (w, b) in enumerate(layers):
             arrays[f"{part}.{k}.w"] = np.ascontiguousarray(w, dtype=np.float32)
@@ -119,11 +124,23 @@ def save_weights(
     atomic_write(path, data)
 
 
+def _plain_json(x: Any) -> Any:
+    """``x`` with every number that is not finite as None: standard JSON, which the reader accepts."""
+    if isinstance(x, dict):
+        return {k: _plain_json(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain_json(v) for v in x]
+    if isinstance(x, (float, np.floating)) and not np.isfinite(x):
+        return None
+    return x
+
+
 class Weights:
     """A parsed weights file: its header and the actor's and critic's layers."""
 
-    def __init__(self, meta: dict, actor: list[Layer], critic: list[Layer]):
+    def __init__(self, meta: dict, actor: list[Layer], critic: list[Layer], source: str = "the weights file"):
         self.meta, self.actor, self.critic = meta, actor, critic
+        self.source = source  # where they were read from: what an error about the network names
 
 
 def read_weights(path: str | Path) -> Weights:
@@ -131,27 +148,71 @@ def read_weights(path: str | Path) -> Weights:
     p = Path(path).expanduser()
     if not p.is_file():
         raise ValueError(f"no weights file at {path!s} (expected a kortmiljo .npz weights file)")
-    if p.stat().st_size > MAX_BYTES:
-        raise ValueError(f"{path}: {p.stat().st_size:,} bytes is larger than a weights file may be ({MAX_BYTES:,})")
-    return _parse(p.read_bytes(), str(path))
+    with open(p, "rb") as f:  # at most one byte past the bound, whatever stat said
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"{path}: larger than a weights file may be ({MAX_BYTES:,} bytes, MAX_BYTES)")
+    return _parse(data, str(path))
+
+
+def _check_members(data: bytes, where: str) -> None:
+    """The archive's table of contents within the bounds, before any member is decompressed: a
+    zip bomb (a small file of huge arrays) is refused by the sizes its headers declare, and
+    :func:`_read_arrays` holds each member to its declared size while reading it."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as err:
+        raise ValueError(f"{where} is not a readable .npz archive: {err}") from None
+    if len(infos) > MAX_MEMBERS:
+        raise ValueError(f"{where}: {len(infos):,} arrays; a weights file holds at most {MAX_MEMBERS} (MAX_MEMBERS)")
+    total = sum(i.file_size for i in infos)
+    if total > MAX_BYTES:
+        raise ValueError(
+            f"{where}: its arrays take {total:,} bytes uncompressed; a weights file may hold at most "
+            f"{MAX_BYTES:,} (MAX_BYTES; a zip bomb?)"
+        )
+
+
+def _read_arrays(data: bytes, where: str) -> dict[str, np.ndarray]:
+    """Every member of the archive as an array, each read no further than its declared size."""
+    arrays = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            for info in z.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with z.open(info) as f:
+                    raw = f.read(info.file_size + 1)
+                if len(raw) != info.file_size:
+                    raise ValueError(f"array {name!r} holds {len(raw):,} bytes, its header says {info.file_size:,}")
+                arrays[name] = np.lib.format.read_array(io.BytesIO(raw), allow_pickle=False)
+    except ValueError as err:
+        if "allow_pickle" in str(err) or "Object arrays" in str(err):  # an object array: only pickle loads it
+            raise ValueError(f"{where} is refused: it holds arrays that only pickle can load ({err})") from None
+        raise ValueError(f"{where} is not a readable .npz archive: {err}") from None
+    except Exception as err:  # a damaged member: zlib, CRC or header errors
+        raise ValueError(f"{where} is not a readable .npz archive: {type(err).__name__}: {err}") from None
+    return arrays
 
 
 def _parse(data: bytes, where: str) -> Weights:
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise ValueError(f"{where} is not a kortmiljo weights file (not an .npz archive; corrupt or truncated?)")
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except ValueError as err:  # object arrays, which would need pickle
-        raise ValueError(f"{where} is refused: it holds arrays that only pickle can load ({err})") from err
-    except Exception as err:  # a damaged member: zlib, CRC or header errors
-        raise ValueError(f"{where} is not a readable .npz archive: {type(err).__name__}: {err}") from err
+    _check_members(data, where)
+    arrays = _read_arrays(data, where)
     if "meta" not in arrays:
         raise ValueError(f"{where} is not a kortmiljo weights file (no 'meta' header; format {FORMAT})")
+    header = arrays.pop("meta")
+    if header.dtype != np.uint8 or header.ndim != 1 or header.size > MAX_META_BYTES:
+        raise ValueError(
+            f"{where}: its 'meta' header must be JSON text as at most {MAX_META_BYTES:,} uint8 bytes, "
+            f"got {header.dtype}{header.shape}"
+        )
     try:
-        meta = json.loads(arrays.pop("meta").astype(np.uint8).tobytes().decode())
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{where}: its 'meta' header is not JSON: {err}") from err
+        meta = jsonsafe.loads(header.tobytes(), what="header")
+    except jsonsafe.JSONError as err:
+        msg = str(err).removeprefix("header: ")
+        raise ValueError(f"{where}: its 'meta' header is not JSON that kortmiljo reads ({msg})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise ValueError(f"{where} has format {got!r}; this kortmiljo reads {FORMAT!r}")
@@ -160,6 +221,10 @@ def _parse(data: bytes, where: str) -> Weights:
     wrong = [f"{k} (expected {t.__name__})" for k, t in kinds.items() if not isinstance(meta.get(k), t)]
     if wrong:
         raise ValueError(f"{where}: its header lacks or mistypes {', '.join(wrong)}")
+    _check_fingerprint(meta["fingerprint"], where)
+    for k in ("actor_layers", "critic_layers"):
+        if not 0 <= meta[k] <= MAX_MEMBERS // 2:
+            raise ValueError(f"{where}: its header's {k} is {meta[k]}; a weights file has 0..{MAX_MEMBERS // 2}")
     if "advisor" in meta and not isinstance(meta["advisor"], str):
         raise ValueError(f"{where}: its header's advisor must be an agent name, got {meta['advisor']!r:.40}")
     if meta["activation"] not in ACTIVATIONS:
@@ -181,6 +246,12 @@ def _parse(data: bytes, where: str) -> Weights:
                 )
             if not (np.isfinite(w).all() and np.isfinite(b).all()):
                 raise ValueError(f"{where}: layer {part}.{k} holds NaN or infinite numbers")
+            top = max(float(np.abs(w).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+            if top > MAX_ABS_WEIGHT:
+                raise ValueError(
+                    f"{where}: layer {part}.{k} holds a weight of magnitude {top:.3g}; at most {MAX_ABS_WEIGHT:g} "
+                    "is allowed (MAX_ABS_WEIGHT: larger ones overflow the network's outputs)"
+                )
             layers[part].append((w, b))
     if arrays:
         raise ValueError(f"{where}: unexpected arrays {', '.join(sorted(arrays))}")
@@ -196,7 +267,28 @@ def _parse(data: bytes, where: str) -> Weights:
             raise ValueError(f"{where}: the critic must end in one output, got {size}")
     if meta["actor_inputs"] > meta["inputs"]:
         raise ValueError(f"{where}: the actor reads {meta['actor_inputs']} inputs of {meta['inputs']}")
-    return Weights(meta, layers["actor"], layers["critic"])
+    return Weights(meta, layers["actor"], layers["critic"], source=where)
+
+
+_FINGERPRINT = {"game": str, "version": int, "config": dict, "action_names": list, "layout": list}
+
+
+def _check_fingerprint(fp: dict, where: str) -> None:
+    """The header's fingerprint has the types :func:`fingerprint_differences` compares (a
+    ``ValueError`` naming the field otherwise, not a ``TypeError`` from deep inside the comparison)."""
+    wrong = [f"{k} (expected {t.__name__})" for k, t in _FINGERPRINT.items() if k in fp and not _is(fp[k], t)]
+    if "deck_width" in fp and not _is(fp["deck_width"], int):
+        wrong.append("deck_width (expected int)")
+    if isinstance(fp.get("action_names"), list) and not all(isinstance(a, str) for a in fp["action_names"]):
+        wrong.append("action_names (expected a list of names)")
+    if isinstance(fp.get("layout"), list) and not all(isinstance(x, list) for x in fp["layout"]):
+        wrong.append("layout (expected a list of segments, each a list)")
+    if wrong:
+        raise ValueError(f"{where}: its header's fingerprint mistypes {', '.join(wrong)}")
+
+
+def _is(x: Any, t: type) -> bool:
+    return isinstance(x, t) and not (t is int and isinstance(x, bool))
 
 
 def _input_size(game: Game, include_unseen: bool, advisor: str | None = None) -> int:
@@ -281,14 +373,31 @@ class MLPPolicy(Policy):
         return x
 
     def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        logits = self._forward(x[..., : self.actor_inputs], self.weights.actor)
-        return np.where(np.asarray(mask) > 0, logits, -np.inf)
+        """The actor's logits, ``-inf`` on illegal actions. A legal action's logit that is not finite
+        (weights that overflow on this input) is a ``ValueError`` naming the weights file: an
+        argmax or softmax over such logits could pick an illegal action."""
+        legal = np.asarray(mask) > 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            logits = self._forward(x[..., : self.actor_inputs], self.weights.actor)
+        bad = legal & ~np.isfinite(logits)
+        if bad.any():
+            row, action = (int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"{self.weights.source}: the network's logit for legal action {action} "
+                f"({self.game.action_names[action]}) is {logits[row, action]}, not a finite number; the weights "
+                "overflow on this observation"
+            )
+        return np.where(legal, logits, -np.inf)
 
     def value(self, obs: dict[str, np.ndarray]) -> float | None:
         """The critic's estimate of the return of the seat to move, or None without a critic."""
         if not self.weights.critic:
             return None
-        return float(self._forward(self.vector(obs)[None, :], self.weights.critic)[0, 0])
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = float(self._forward(self.vector(obs)[None, :], self.weights.critic)[0, 0])
+        if not np.isfinite(v):
+            raise ValueError(f"{self.weights.source}: the critic's value is {v}, not a finite number")
+        return v
 
     def act(self, obs: dict[str, np.ndarray], engine: Any | None = None) -> int:
         return self._decide(obs)

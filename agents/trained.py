@@ -31,11 +31,13 @@ from typing import Any
 
 import numpy as np
 
+from kortmiljo.core import jsonsafe
 from kortmiljo.core.game import Game
 
 from .base import Policy, choose_from_logits
 
 CONFIG_NAME = "config.json"
+MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few kB (the fingerprint's layout and action names)
 FORMAT = "kortmiljo-ppo/1"
 TRUST_NOTE = (
     "kortmiljo: loading {path}: an SB3 .zip model contains pickled Python code that runs when it is "
@@ -67,9 +69,11 @@ def read_model_config(model_path: str | Path) -> dict | None:
     if not p.exists():
         return None
     try:
-        cfg = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as err:
+        cfg = jsonsafe.loads(p.read_bytes()[: MAX_CONFIG_BYTES + 1], what=str(p), max_bytes=MAX_CONFIG_BYTES)
+    except OSError as err:
         raise ValueError(f"{p} is not a readable kortmiljo model configuration: {err}") from err
+    except jsonsafe.JSONError as err:
+        raise ValueError(f"{err} (not a readable kortmiljo model configuration)") from None
     if not isinstance(cfg, dict) or "game" not in cfg:
         raise ValueError(f"{p} is not a kortmiljo model configuration (no 'game' field)")
     kinds = {"env_config": dict, "fingerprint": dict, "action_names": list, "obs_size": int, "action_count": int}

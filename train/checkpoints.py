@@ -22,8 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from kortmiljo.core import jsonsafe
 from kortmiljo.core.files import atomic_write
 from train.config import TrainConfig, TrainError
+
+MAX_JSON_BYTES = 16 << 20  # a run's JSON files (args.json, state.json, evaluations) are kB; read no further
 
 STATE_KEYS = ("phase", "elapsed_s", "updates", "timesteps", "model_file", "snapshots")
 
@@ -78,9 +81,13 @@ def append_csv(path: Path, row: dict) -> None:
 def read_json(path: Path) -> Any:
     """A JSON file of the run, or ``TrainError`` saying it is corrupt."""
     try:
-        return json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        return jsonsafe.loads(path.read_bytes()[: MAX_JSON_BYTES + 1], what=str(path), max_bytes=MAX_JSON_BYTES)
+    except OSError as err:
         raise TrainError(f"{path} is corrupt ({err}); the run cannot be resumed") from None
+    except jsonsafe.JSONError as err:
+        raise TrainError(
+            f"{path} is corrupt ({str(err).removeprefix(f'{path}: ')}); the run cannot be resumed"
+        ) from None
 
 
 class RunDirectory:

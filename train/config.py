@@ -256,6 +256,14 @@ class TrainConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
         """A config from ``args.json`` (unknown keys are ignored; runs saved before TrainConfig existed
         kept ``--config`` as its raw items and agent lists as comma-separated strings)."""
+        from kortmiljo.core import jsonsafe
+
+        if not isinstance(data, Mapping):
+            raise TrainError(f"a run's args.json must be a JSON object of options, got {type(data).__name__}")
+        try:  # a document built in Python is held to the bounds of one read from a file
+            jsonsafe.check(data, what="args.json")
+        except jsonsafe.JSONError as err:
+            raise TrainError(str(err)) from None
         hints = cls.hints()
         known = {f.name for f in fields(cls)}
         values = {k: _coerce(hints[k], v) for k, v in data.items() if k in known}

@@ -37,9 +37,13 @@ def plot_learning_curve(run_dir: str | Path) -> Path:
     ax1.set_ylabel("mean reward per game (duplicate)")
     game = ""
     if (d / "config.json").exists():
-        import json
+        from kortmiljo.core import jsonsafe
 
-        game = json.loads((d / "config.json").read_text()).get("game", "") + " "
+        try:
+            cfg = jsonsafe.loads((d / "config.json").read_bytes()[: 1 << 20], what=str(d / "config.json"))
+        except (OSError, ValueError):
+            cfg = {}  # the title only: a damaged config.json costs the game's name, not the plot
+        game = (cfg.get("game") if isinstance(cfg, dict) and isinstance(cfg.get("game"), str) else "") + " "
     ax1.set_title(f"{game}{d}: duplicate-deal evaluations (95% intervals)")
     if names:
         ax1.legend()
