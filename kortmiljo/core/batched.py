@@ -29,7 +29,12 @@ import numpy as np
 
 from .errors import IllegalActionError
 from .game import Game
-from .options import is_int
+from .options import is_int, short_repr
+
+# The most lanes of one batched engine (and of the native vector env built on it), checked before any
+# array is built: 4× the largest batch benchmarked (B = 4,096, benchmarks/throughput.py). A lane costs
+# tens of kilobytes (its arrays and its generator), so the largest batch stays near a gigabyte.
+MAX_NUM_ENVS = 16_384
 
 
 def lane_rng(seed: int | None, lane: int) -> np.random.Generator:
@@ -50,7 +55,8 @@ class BatchedEngine:
     """Base class of the batched engines (see the module docstring).
 
     ``Cls(num_envs, seed=None, *, autoreset=True, rngs=None, game=None, **options)``: a
-    configured ``game``, or the options of the game named ``NAME``. A subclass builds its arrays
+    configured ``game``, or the options of the game named ``NAME``; ``num_envs`` lanes, 1 to
+    :data:`MAX_NUM_ENVS` (refused before any array is built). A subclass builds its arrays
     in :meth:`setup`; the base then deals every lane (``reset()``). ``autoreset``: a lane whose
     game ends in ``step`` is dealt a new episode from its stream at the end of that call;
     ``False`` keeps its final state (mask all zeros) until ``reset(lanes=…)``.
@@ -73,8 +79,8 @@ class BatchedEngine:
         game: Game | None = None,
         **options: Any,
     ):
-        if not is_int(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if not is_int(num_envs) or not 1 <= num_envs <= MAX_NUM_ENVS:
+            raise ValueError(f"num_envs must be an int from 1 to {MAX_NUM_ENVS:,}, got {short_repr(num_envs)}")
         if game is None:
             from .registry import load_game
 

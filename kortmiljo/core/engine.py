@@ -27,7 +27,12 @@ from .cards import Deck
 from .errors import IllegalActionError
 from .game import Game
 from .layout import Layout
-from .options import is_int
+from .options import is_int, short_repr
+
+# The most deals the reset options of one episode may stack (``deck`` and ``later_decks``): more than
+# any capped episode holds (Femkortskille's max_deals is at most 1,000, Sprøyte's 50,050), and a bound
+# on the work a reset does before it starts (each stacked deck is parsed and checked).
+MAX_EPISODE_DEALS = 100_000
 
 
 def winners_rewards(n: int, winners: Sequence[int]) -> list[float]:
@@ -44,7 +49,7 @@ def winners_rewards(n: int, winners: Sequence[int]) -> list[float]:
 def check_dealer(dealer: Any, n: int) -> int:
     """A dealer seat given in ``options["dealer"]``: an int 0..n-1 (``ValueError`` otherwise)."""
     if not is_int(dealer) or not 0 <= dealer < n:
-        raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        raise ValueError(f"dealer must be a seat 0..{n - 1}, got {short_repr(dealer)}")
     return int(dealer)
 
 
@@ -125,6 +130,11 @@ class Engine(ABC):
                 raise ValueError(
                     f"later_decks must be a list of stacked decks (one list of card codes per later deal), "
                     f"got {type(later_decks).__name__}"
+                )
+            if len(later_decks) >= MAX_EPISODE_DEALS:
+                raise ValueError(
+                    f"later_decks holds {len(later_decks):,} decks; an episode has at most {MAX_EPISODE_DEALS:,} "
+                    f"deals, so at most {MAX_EPISODE_DEALS - 1:,} later ones"
                 )
             for i, d in enumerate(later_decks):
                 try:

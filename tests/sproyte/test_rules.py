@@ -107,7 +107,7 @@ def _random_finish(e, rng):
 
 @pytest.mark.parametrize("variant", ["vanlig", "tretten"])
 def test_trump_rotates_clubs_spades_hearts_diamonds_by_deal(variant):
-    e = SproyteEngine(variant=variant, match_to=10_000)
+    e = SproyteEngine(variant=variant, match_to=1000)
     rng = np.random.default_rng(3)
     e.new_episode(rng, dealer=0)
     seen = []
@@ -124,7 +124,7 @@ def test_trump_rotates_clubs_spades_hearts_diamonds_by_deal(variant):
 
 @pytest.mark.parametrize("variant", ["vanlig", "tretten"])
 def test_trump_option_fixes_the_suit(variant):
-    e = SproyteEngine(variant=variant, trump="h", match_to=10_000)
+    e = SproyteEngine(variant=variant, trump="h", match_to=1000)
     rng = np.random.default_rng(4)
     e.new_episode(rng)
     for _ in range(3):

@@ -13,7 +13,7 @@ from ...core.cards import KILLE, KILLE_RANKS, Deck
 from ...core.errors import ConfigError
 from ...core.game import Facts, Game
 from ...core.layout import Layout
-from ...core.options import Option, int_in, is_bool, optional
+from ...core.options import Option, int_in, is_bool, optional, str_list
 
 NUM_RANKS = 21
 KILLE_RANK = 20
@@ -71,26 +71,34 @@ def build_action_names(
     return tuple(names)
 
 
-def _rank_names(v) -> bool:
-    return isinstance(v, (list, tuple)) and all(isinstance(r, str) for r in v)
-
+# The chip options' maxima keep every chip count of an episode exact in the float32 observation (below
+# 2**24): at all of them the biggest pot is 8 players × 100 × 1,000 deals + 8 × (100 + 100 + 4 × 100),
+# 804,800, and a winner's take at most 8 pots (see compute_facts).
+MAX_ANTE = 100
+MAX_KNOCK_STAKE = 100
+MAX_BET = 100  # one action per bet value: the bound keeps the action table small
+MAX_DEALS = 1000
 
 OPTIONS = {
     "num_players": Option(4, int_in(3, 8), "an int from 3 to 8"),
-    "ante": Option(1, int_in(1), "a positive int (chips each player antes)"),
-    "max_deals": Option(20, int_in(1), "a positive int (deals per episode before truncation)"),
+    "ante": Option(1, int_in(1, MAX_ANTE), f"a positive int of at most {MAX_ANTE} (chips each player antes)"),
+    "max_deals": Option(
+        20, int_in(1, MAX_DEALS), f"a positive int of at most {MAX_DEALS:,} (deals per episode before truncation)"
+    ),
     "ante_on_redeal": Option(False, is_bool, "True or False"),
     "skituppslag": Option(False, is_bool, "True or False"),
-    "knock_stake": Option(0, int_in(0), "an int >= 0 (chips added to the pot per knock)"),
+    "knock_stake": Option(
+        0, int_in(0, MAX_KNOCK_STAKE), f"an int >= 0 and at most {MAX_KNOCK_STAKE} (chips added to the pot per knock)"
+    ),
     "payments_stay": Option(False, is_bool, "True or False"),
     "auktion": Option(False, is_bool, "True or False"),
-    "max_bet": Option(5, int_in(1), "a positive int (the highest auktion bet)"),
+    "max_bet": Option(5, int_in(1, MAX_BET), f"a positive int of at most {MAX_BET} (the highest auktion bet)"),
     "poker": Option(False, is_bool, "True or False"),
     # teaching variants (OpenSpiel): a reduced deck, smaller hands, fewer tricks
     "ranks": Option(
         None,
-        optional(_rank_names),
-        'None (all 21 ranks) or a list of distinct kille rank names such as ["1", "2", "kille"]',
+        optional(str_list(NUM_RANKS)),
+        'None (all 21 ranks) or a list of at most 21 distinct kille rank names such as ["1", "2", "kille"]',
     ),
     "hand_size": Option(HAND_SIZE, int_in(1, HAND_SIZE), "an int from 1 to 3 (cards dealt to each player)"),
     "extra_cards": Option(EXTRA_CARDS, int_in(0, EXTRA_CARDS), "an int from 0 to 2 (stock cards per knocker)"),

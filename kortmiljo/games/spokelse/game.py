@@ -14,7 +14,7 @@ from ...core.cards import FRENCH, RANKS, Deck
 from ...core.errors import ConfigError
 from ...core.game import Facts, Game
 from ...core.layout import Layout
-from ...core.options import Option, int_in, one_of, optional
+from ...core.options import Option, int_in, one_of, optional, str_list
 
 DRAW, TAKE, SWAP0, DISCARD = 0, 1, 2, 6
 ACTION_NAMES = ("draw", "take", "swap:0", "swap:1", "swap:2", "swap:3", "discard")
@@ -42,32 +42,40 @@ def card_points(jack_points: float) -> np.ndarray:
 # The default of ``max_steps``: benchmarks/game_lengths.py measures random and heuristic rounds at
 # p99.9 below 230 steps (2–5 players, with and without a match); 20× that, rounded up, is 5000.
 MAX_STEPS = 5000
-
-
-def _card_codes(v) -> bool:
-    return isinstance(v, (list, tuple)) and all(isinstance(c, str) for c in v)
-
+# The caps' own maxima: 20× the default step cap (as the tournament's guard of uncapped games), a turn
+# being two steps; a match to 1,000 points lasts dozens of rounds, where 21 is the usual target.
+MAX_MAX_STEPS = 100_000
+MAX_MAX_TURNS = MAX_MAX_STEPS // 2
+MAX_MATCH_TO = 1000
 
 OPTIONS = {
     "num_players": Option(2, int_in(2, 5), "an int from 2 to 5"),
     "jack_points": Option(0.5, one_of(0.5, 11), "0.5 (default) or 11"),
-    "match_to": Option(None, optional(int_in(1)), "None (one round) or a positive int such as 21"),
+    "match_to": Option(
+        None,
+        optional(int_in(1, MAX_MATCH_TO)),
+        f"None (one round) or an int from 1 to {MAX_MATCH_TO:,}, the match's target total (such as 21)",
+    ),
     "reward": Option("win", one_of("win", "points"), '"win" or "points"'),
     # a safety cap, not a rule: taking from the pile never ends a round (benchmarks/game_lengths.py)
     "max_steps": Option(
         MAX_STEPS,
-        optional(int_in(1)),
-        f"None (no cap) or a positive int, the agent steps per round after which the episode is truncated "
-        f"(default {MAX_STEPS})",
+        optional(int_in(1, MAX_MAX_STEPS)),
+        f"None (no cap) or an int from 1 to {MAX_MAX_STEPS:,}, the agent steps per round after which the "
+        f"episode is truncated (default {MAX_STEPS})",
     ),
     # teaching variants (OpenSpiel): a short deck, fewer slots, a turn cap
     "cards": Option(
         None,
-        optional(_card_codes),
-        'None (the 52-card deck) or a list of distinct card codes such as ["AS", "2S", "8S", ...]',
+        optional(str_list(52)),
+        'None (the 52-card deck) or a list of at most 52 distinct card codes such as ["AS", "2S", "8S", ...]',
     ),
     "num_slots": Option(4, int_in(1, NUM_SLOTS), "an int from 1 to 4"),
-    "max_turns": Option(None, optional(int_in(1)), "None (no cap) or a positive int"),
+    "max_turns": Option(
+        None,
+        optional(int_in(1, MAX_MAX_TURNS)),
+        f"None (no cap) or an int from 1 to {MAX_MAX_TURNS:,}, the turns per round",
+    ),
 }
 
 

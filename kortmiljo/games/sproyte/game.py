@@ -13,7 +13,7 @@ from ...core.cards import FRENCH, FRENCH_CODES, FRENCH_NO_TWOS, SUITS
 from ...core.errors import ConfigError
 from ...core.game import Facts, Game
 from ...core.layout import Layout
-from ...core.options import Option, int_in, one_of, optional
+from ...core.options import Option, any_of, int_in, one_of, optional, seq_of
 
 VARIANTS = ("vanlig", "variasjon", "tretten")
 N = 3  # Sprøyte is a game for three
@@ -75,38 +75,45 @@ def contract_of_shown(card: int) -> tuple[int, int | None]:
     return GRAND, None
 
 
-def _quota_ok(v) -> bool:
-    return v is None or (isinstance(v, (tuple, list)) and len(v) == 3 and all(int_in(0)(x) for x in v))
-
-
 def _trump_ok(v) -> bool:
     return v is None or (isinstance(v, str) and len(v) == 1 and v.upper() in SUITS)
-
-
-def _max_deals_ok(v) -> bool:
-    return v is None or (isinstance(v, str) and v == "auto") or int_in(1)(v)
 
 
 # ``max_deals="auto"`` allows ``DEALS_PER_POINT × (match_to + 1)`` deals: benchmarks/game_lengths.py
 # measures random and heuristic matches at p99.9 below 2 × (match_to + 1) deals (the + 1 covers the
 # short matches, whose few deals vary most), and 20× that, rounded up, is 50 per point.
 DEALS_PER_POINT = 50
+# The bounds of the match options: a target of 1,000 points (10 is the usual one; a deal gives 9 points
+# at most, so such a match lasts hundreds of deals), and a deal cap as high as "auto" gives at that
+# target, 50,050 deals. Neither sizes an allocation; they keep every match finite and its numbers small.
+MAX_MATCH_TO = 1000
+MAX_DEALS = DEALS_PER_POINT * (MAX_MATCH_TO + 1)
+# A quota above 16, the largest exchange pile (variasjon: 52 − 3 × 12), changes nothing (every limit is
+# capped by the cards left in the pile); the bound is the deck.
+QUOTA_MAX = 52
 
 
 OPTIONS = {
     "variant": Option("vanlig", one_of(*VARIANTS), '"vanlig" (default), "variasjon" or "tretten"'),
     "exchange_quota": Option(
-        None, _quota_ok, "None (the variant's 5/4/3 or 8/5/3) or three non-negative ints (forhånd, middle, dealer)"
+        None,
+        optional(seq_of(int_in(0, QUOTA_MAX), 3)),
+        f"None (the variant's 5/4/3 or 8/5/3) or three non-negative ints of at most {QUOTA_MAX} "
+        "(forhånd, middle, dealer)",
     ),
     "trump": Option(None, _trump_ok, 'None (rotating ♣ ♠ ♥ ♦ by deal) or a suit letter "S", "H", "D" or "C"'),
-    "match_to": Option(None, optional(int_in(1)), "None (one deal) or a positive int such as 10"),
+    "match_to": Option(
+        None,
+        optional(int_in(1, MAX_MATCH_TO)),
+        f"None (one deal) or a positive int of at most {MAX_MATCH_TO:,}, the match's target (such as 10)",
+    ),
     "reward": Option("relative", one_of("relative", "raw"), '"relative" (default) or "raw"'),
     # a safety cap, not a rule: a deal can give nobody a point, so a match need never end
     "max_deals": Option(
         "auto",
-        _max_deals_ok,
-        f'"auto" (default: {DEALS_PER_POINT} × (match_to + 1)), None (no cap) or a positive int: the deals of a '
-        "match after which it is truncated (only with match_to)",
+        optional(any_of(one_of("auto"), int_in(1, MAX_DEALS))),
+        f'"auto" (default: {DEALS_PER_POINT} × (match_to + 1)), None (no cap) or a positive int of at most '
+        f"{MAX_DEALS:,}: the deals of a match after which it is truncated (only with match_to)",
     ),
     "num_players": Option(3, one_of(3), "3 (Sprøyte is a game for three)"),
 }
