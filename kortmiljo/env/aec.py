@@ -9,6 +9,8 @@ an unseeded ``reset`` continues the stream), stacked decks and a fixed dealer th
 
 from __future__ import annotations
 
+import difflib
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +21,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from ..core.game import Game, GameDef
-from ..core.options import is_int
+from ..core.options import is_int, names_of, short_repr
 
 
 def check_seed(seed: Any) -> int | None:
@@ -27,7 +29,7 @@ def check_seed(seed: Any) -> int | None:
     if seed is None:
         return None
     if not is_int(seed) or seed < 0:
-        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+        raise ValueError(f"seed must be None or a non-negative int, got {short_repr(seed)}")
     return int(seed)
 
 
@@ -37,13 +39,47 @@ def check_seed(seed: Any) -> int | None:
 EPISODE_OPTIONS = ("deck", "dealer", "later_decks", "carry")
 
 
-def check_reset_options(options: Any) -> dict:
-    """``reset`` options: None or a mapping (keys other than :data:`EPISODE_OPTIONS` are ignored)."""
+# the ``reset`` options of the single-seat training views (``SingleSeatEnv`` and the native vector env):
+# the first deal's stacked deck and dealer, and the learner's seat
+SEAT_VIEW_OPTIONS = ("deck", "dealer", "seat")
+
+
+class UnknownResetOptionWarning(UserWarning):
+    """``reset(options=...)`` of the PettingZoo env got a key it does not read (it is ignored)."""
+
+
+def _near(key: Any, allowed: tuple[str, ...]) -> str | None:
+    """The allowed key that ``key`` misspells, if it reads as one (case, a letter or two), else None."""
+    if not isinstance(key, str) or len(key) > 40:
+        return None
+    found = difflib.get_close_matches(key.lower().strip(), allowed, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def check_reset_options(options: Any, allowed: tuple[str, ...] = EPISODE_OPTIONS, *, unknown: str = "raise") -> dict:
+    """``reset`` options: None or a mapping whose keys are all in ``allowed`` (:data:`EPISODE_OPTIONS`
+    by default), so that a misspelt key (``"dealr"``) never deals the episode as if it were not there.
+
+    A key outside ``allowed`` raises ``ValueError`` naming the allowed keys. With ``unknown="warn"``
+    (the PettingZoo env: PettingZoo's own ``api_test`` and ``parallel_test`` call
+    ``reset(options={"options": 1})`` and require it to work) only a key that reads as a misspelt
+    allowed one (``"Dealer"``, ``"dealr"``, ``"decks"``) raises; any other gives an
+    :class:`UnknownResetOptionWarning` in the same words and is ignored."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
-        raise ValueError(f"options must be None or a dict such as {{'dealer': 0, 'deck': [...]}}, got {options!r}")
-    return dict(options)
+        raise ValueError(
+            f"options must be None or a dict such as {{'dealer': 0, 'deck': [...]}}, got {short_repr(options)}"
+        )
+    keys = [k for k in options if k not in allowed]
+    if keys:
+        message = f"unknown reset option(s) {names_of(keys)}; the allowed keys are {', '.join(map(repr, allowed))}"
+        near = {k: _near(k, allowed) for k in keys}
+        if unknown != "warn" or any(near.values()):
+            hint = "; ".join(f"{short_repr(k)}: did you mean {m!r}?" for k, m in near.items() if m)
+            raise ValueError(f"{message}{' (' + hint + ')' if hint else ''}")
+        warnings.warn(f"{message} (the unknown ones are ignored)", UnknownResetOptionWarning, stacklevel=3)
+    return {k: v for k, v in options.items() if k in allowed}
 
 
 class CardGameEnv(AECEnv):
@@ -91,7 +127,7 @@ class CardGameEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         # everything is checked before anything changes: a refused reset leaves the env as it was
         seed = check_seed(seed)
-        options = check_reset_options(options)
+        options = check_reset_options(options, unknown="warn")
         episode = [options.get(k) for k in EPISODE_OPTIONS]
         self.engine.check_episode(*episode)
         if seed is not None or self._rng is None:

@@ -75,7 +75,7 @@ from ..core.game import Game, as_game
 from ..core.options import is_int
 from ..core.policy import RandomPolicy
 from ..core.registry import load_game
-from .aec import check_reset_options, check_seed
+from .aec import SEAT_VIEW_OPTIONS, check_reset_options, check_seed
 
 Potential = Callable[[Engine, int, np.ndarray], float]
 
@@ -272,7 +272,7 @@ class SingleSeatEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         # everything is checked before anything changes: a refused reset leaves the env as it was
         seed = check_seed(seed)
-        options = check_reset_options(options)
+        options = check_reset_options(options, SEAT_VIEW_OPTIONS)
         self.engine.check_episode(options.get("deck"), options.get("dealer"))
         if "seat" in options and (not is_int(options["seat"]) or not 0 <= options["seat"] < self.num_players):
             raise ValueError(f"options['seat'] must be a seat 0..{self.num_players - 1}, got {options['seat']!r}")

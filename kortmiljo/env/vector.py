@@ -56,7 +56,7 @@ from ..core.engine import check_dealer
 from ..core.game import Game
 from ..core.options import is_int
 from ..core.policy import RandomPolicy
-from .aec import check_reset_options, check_seed
+from .aec import SEAT_VIEW_OPTIONS, check_reset_options, check_seed
 from .training import _ListSampler, resolve_game
 
 
@@ -278,7 +278,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         for lane, (seed, opts) in enumerate(zip(seeds, options, strict=True)):
             try:
                 check_seed(seed)
-                o = check_reset_options(opts)
+                o = check_reset_options(opts, SEAT_VIEW_OPTIONS)
                 if "deck" in o:
                     self.game.deck.parse_deck(o["deck"])
                 if "dealer" in o:

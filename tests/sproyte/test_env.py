@@ -84,7 +84,8 @@ def test_options_deck_and_dealer():
     e = env.engine
     assert e.dealer == 0 and env.agent_selection == "player_1"  # forhånd
     assert FRENCH.parse(codes[0]) in e.hands[1] and FRENCH.parse(codes[3]) in e.talon
-    env.reset(seed=0, options={"some_other_key": 1})  # other keys are ignored
+    with pytest.warns(UserWarning, match="unknown reset option.*some_other_key.*allowed keys"):
+        env.reset(seed=0, options={"some_other_key": 1})  # other keys are ignored, no longer silently
     with pytest.raises(ValueError, match="missing"):
         env.reset(options={"deck": codes[:-1]})
     with pytest.raises(ValueError, match="dealer"):
