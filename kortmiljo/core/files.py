@@ -4,12 +4,37 @@ A reader sees the old file or the new one, never a part: the data goes to a temp
 same folder, which ``os.replace`` then puts in place (a rename within one file system). ``fsync``
 also makes the new file survive a crash of the machine, at a cost of milliseconds; the rename alone
 is enough for a process that is interrupted (a tournament writing one record per game skips it).
+
+The file gets the mode any new file would (``0o666`` less the umask; ``tempfile`` makes its files
+``0o600``), or keeps the mode of the file it replaces.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
+
+
+def _umask() -> int:
+    """The process's umask (Linux reads it without changing it; elsewhere it is set and restored)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: str | os.PathLike) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def atomic_write(path: str | os.PathLike, data: bytes | str, fsync: bool = True) -> None:
@@ -23,6 +48,8 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, fsync: bool = True)
         else:
             f = os.fdopen(fd, "w", encoding="utf-8")
         with f:
+            if hasattr(os, "fchmod"):  # POSIX
+                os.fchmod(f.fileno(), _mode_for(path))
             f.write(data)
             if fsync:
                 f.flush()
