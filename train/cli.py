@@ -58,6 +58,9 @@ def add_option(parser: Any, name: str, cls: type[TrainConfig] = TrainConfig) -> 
     help_ = m["help"]
     if not (default is None or default is False or default is MISSING or default == {}):
         help_ += f" (default: {cli_text(default)})"
+    rule = cls.RULES.get(name)
+    if rule is not None and (" to " in rule[1] or "at most" in rule[1]):  # a bound: say it
+        help_ += f"; {rule[1]}"
     help_ = help_.replace("%", "%%")
     if name == "game":
         from kortmiljo import game_names

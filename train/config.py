@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
-from kortmiljo.core.options import is_int, parse_options, parse_scalar
+from kortmiljo.core.options import is_int, parse_options, parse_scalar, short_repr
 
 SB3, RLLIB = ("sb3",), ("rllib",)
 BOTH = SB3 + RLLIB
@@ -61,6 +61,27 @@ def at_least(lo: int) -> tuple[Callable[[Any], bool], str]:
     return (lambda v: v >= lo), f"at least {lo}"
 
 
+def between(lo: float, hi: float) -> tuple[Callable[[Any], bool], str]:
+    """From ``lo`` to ``hi``: every size and count a user sets has a maximum, checked before anything
+    is built from it (``--help`` shows it)."""
+    return (lambda v: lo <= v <= hi), f"from {lo:,} to {hi:,}"
+
+
+def layers(most: int, widest: int) -> tuple[Callable[[Any], bool], str]:
+    words = f"1 to {most} layer sizes of 1 to {widest:,} each, such as 256,256"
+    return (lambda v: 0 < len(v) <= most and all(1 <= x <= widest for x in v)), words
+
+
+def names(most: int) -> tuple[Callable[[Any], bool], str]:
+    words = f"1 to {most} comma-separated agent names"
+    return (lambda v: 0 < len(v) <= most and all(n.strip() for n in v)), words
+
+
+WEEK_MINUTES = 7 * 24 * 60
+MAX_ROLLOUT = 10**7  # decisions of one PPO rollout (--n-envs x --n-steps), held in memory
+MAX_STEPS = 10**10  # environment steps, and the intervals counted in them
+
+
 def finite(lo: float, strict: bool) -> tuple[Callable[[Any], bool], str]:
     if strict:
         return (lambda v: math.isfinite(v) and v > lo), f"a finite number above {lo:g}"
@@ -69,20 +90,22 @@ def finite(lo: float, strict: bool) -> tuple[Callable[[Any], bool], str]:
 
 FRACTION = ((lambda v: 0 <= v <= 1), "between 0 and 1")
 POSITIVE, COUNT, NONNEGATIVE = finite(0, True), at_least(1), at_least(0)
+MINUTES = ((lambda v: math.isfinite(v) and 0 < v <= WEEK_MINUTES), f"above 0 and at most {WEEK_MINUTES:,} (a week)")
 RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "timesteps": COUNT, "minutes": POSITIVE, "seed": ((lambda v: 0 <= v < 2**32), "an int from 0 to 2**32 - 1"),
+    "timesteps": between(1, MAX_STEPS), "minutes": MINUTES,
+    "seed": ((lambda v: 0 <= v < 2**32), "an int from 0 to 2**32 - 1"),
     "out": ((lambda v: bool(v.strip())), "a directory"), "cache": ((lambda v: bool(v.strip())), "a directory"),
-    "n_envs": COUNT, "threads": COUNT, "update_threads": NONNEGATIVE,
-    "net": ((lambda v: len(v) > 0 and all(x >= 1 for x in v)), "layer sizes of at least 1, such as 256,256"),
-    "lr": POSITIVE, "n_steps": COUNT, "batch_size": at_least(2), "n_epochs": COUNT,
+    "n_envs": between(1, 4096), "threads": between(1, 1024), "update_threads": between(0, 1024),
+    "net": layers(16, 8192),
+    "lr": POSITIVE, "n_steps": between(1, 100_000), "batch_size": between(2, 10**7), "n_epochs": between(1, 1000),
     "gamma": ((lambda v: 0 < v <= 1), "above 0 and at most 1"), "gae_lambda": FRACTION, "clip": POSITIVE,
     "ent_coef": finite(0, False), "vf_coef": finite(0, False), "target_kl": POSITIVE, "max_grad_norm": POSITIVE,
     "shaping_scale": finite(-math.inf, False), "reward_scale": POSITIVE, "self_play_prob": FRACTION,
-    "snapshot_every": NONNEGATIVE, "pool_size": COUNT, "eval_every": NONNEGATIVE, "eval_deals": COUNT,
-    "checkpoint_every": NONNEGATIVE, "bc_games": COUNT, "bc_minutes": POSITIVE, "bc_workers": COUNT,
-    "bc_epochs": COUNT, "bc_lr": POSITIVE, "bc_aux_coef": finite(0, False), "bc_aux_batches": COUNT,
-    **{k: ((lambda v: len(v) > 0 and all(n.strip() for n in v)), "comma-separated agent names")
-       for k in ("opponents", "eval_opponents", "bc_opponents")},
+    "snapshot_every": between(0, MAX_STEPS), "pool_size": between(1, 1000), "eval_every": between(0, MAX_STEPS),
+    "eval_deals": between(1, 10**6), "checkpoint_every": between(0, MAX_STEPS), "bc_games": between(1, 10**7),
+    "bc_minutes": MINUTES, "bc_workers": between(1, 1024), "bc_epochs": between(1, 1000), "bc_lr": POSITIVE,
+    "bc_aux_coef": finite(0, False), "bc_aux_batches": between(1, 10**6),
+    **{k: names(64) for k in ("opponents", "eval_opponents", "bc_opponents")},
 }  # fmt: skip
 
 
@@ -240,6 +263,11 @@ class TrainConfig:
         minibatch of one decision normalises its advantage by a zero spread: NaN logits)."""
         if self.rollout < 2:
             raise TrainError(f"--n-envs x --n-steps must be at least 2 decisions, got {self.rollout}")
+        if self.rollout > MAX_ROLLOUT:
+            raise TrainError(
+                f"--n-envs x --n-steps is {self.rollout:,} decisions a rollout; at most {MAX_ROLLOUT:,} are allowed "
+                "(each is kept in memory with its observation)"
+            )
         if self.rollout % self.batch_size:
             fit = max(d for d in range(2, min(self.batch_size, self.rollout) + 1) if self.rollout % d == 0)
             raise TrainError(
@@ -363,9 +391,11 @@ def text_parser(base: Any) -> Callable[[str], Any]:
 
 
 def cli_text(value: Any) -> str:
-    """A value as the command line writes it."""
+    """A value as the command line writes it (an int of more than 20 digits in a few words)."""
     if isinstance(value, tuple):
-        return ",".join(map(str, value))
+        return ",".join(map(cli_text, value))
+    if isinstance(value, int) and abs(value) >= 10**20:
+        return short_repr(value)
     return repr(value) if isinstance(value, float) else str(value)
 
 

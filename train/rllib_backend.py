@@ -48,7 +48,7 @@ from kortmiljo import __version__, load_game
 from kortmiljo.core.game import Game
 from kortmiljo.env.training import flat_observation, observation_size
 from train.checkpoints import append_csv, check_writable, write_json
-from train.config import RLLIB, TrainConfig, TrainError, at_least, option
+from train.config import RLLIB, TrainConfig, TrainError, between, option
 
 LEARNER = "learner"
 FORMAT = "kortmiljo-rllib/1"
@@ -70,9 +70,9 @@ class RLlibConfig(TrainConfig):
     PROG: ClassVar[str] = "kortmiljo train GAME --backend rllib"
     DESCRIPTION: ClassVar[str] = "PPO with self-play on Ray RLlib (new API stack). Docs: docs/rllib.md."
     RULES: ClassVar[dict] = {
-        **TrainConfig.RULES, "num_cpus": at_least(1), "num_env_runners": at_least(0), "envs_per_runner": at_least(1),
-        "iterations": at_least(1), "train_batch_size": at_least(2), "minibatch_size": at_least(1),
-        "num_epochs": at_least(1),
+        **TrainConfig.RULES, "num_cpus": between(1, 4096), "num_env_runners": between(0, 4096),
+        "envs_per_runner": between(1, 4096), "iterations": between(1, 10**7), "train_batch_size": between(2, 10**7),
+        "minibatch_size": between(1, 10**7), "num_epochs": between(1, 1000),
     }  # fmt: skip
 
     timesteps: int | None = option(None, "stop after this many env steps sampled (all seats)", group="budget",

@@ -90,7 +90,7 @@ CASES = {
     "eval model folder empty": ([*EVAL[:3], "ppo:empty_run"], "no trained model at empty_run"),
     # eval: corrupt files, another game's model
     "eval model garbage": ([*EVAL[:3], "ppo:garbage_run"], "is not an SB3 model file"),
-    "eval model config garbage": ([*EVAL[:3], "ppo:broken_config"], "is not a readable kortmiljo model configuration"),
+    "eval model config garbage": ([*EVAL[:3], "ppo:broken_config"], "not a readable kortmiljo model configuration"),
     "eval model of another game": ([*EVAL[:3], "ppo:other_game_run"], "trained for 'femkortskille', not 'spokelse'"),
     "eval model against sproyte": (
         ["eval", "sproyte", "--agents", f"ppo:{FIXTURE}", "random"],

@@ -97,7 +97,7 @@ def test_validate_names_the_option_in_the_api_too():
     cases = [
         ({"timesteps": "5"}, "--timesteps must be an int or None"),
         ({"net": (0,)}, "--net must be"),
-        ({"opponents": ()}, "--opponents must be comma-separated agent names"),
+        ({"opponents": ()}, "--opponents must be 1 to 64 comma-separated agent names"),
         ({"vec": "gpu"}, "--vec must be one of"),
         ({"no_unseen": 1}, "--no-unseen must be True or False"),
     ]
@@ -136,3 +136,14 @@ def test_the_rllib_backend_reads_the_same_config_without_ray(tmp_path):
         parse_args(["spokelse", "--backend", "rllib", "--bc-teacher", "heuristic"])
     assert train_main(["spokelse", "--backend", "rllib", "--num-env-runners", "-1", "--out", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_every_size_has_a_maximum_checked_before_anything_is_built():
+    from train.config import MAX_ROLLOUT, TrainConfig, TrainError
+
+    with pytest.raises(TrainError, match=f"at most {MAX_ROLLOUT:,} are allowed"):
+        TrainConfig(game="sproyte", n_envs=4096, n_steps=100_000, batch_size=4096).validate()
+    with pytest.raises(TrainError, match="--n-envs must be from 1 to 4,096"):
+        TrainConfig(game="sproyte", n_envs=10**5000).validate()
+    with pytest.raises(TrainError, match="--net must be 1 to 16 layer sizes"):
+        TrainConfig(game="sproyte", net=(10**9,)).validate()
