@@ -1,4 +1,4 @@
-"""``kortmiljo serve [--host 127.0.0.1] [--port 8000] [--records DIR] [--idle-timeout S] [--max-games N]``.
+"""``kortmiljo serve [--host 127.0.0.1] [--port 8000] [--records DIR]`` and the limits of docs/web.md.
 
 Starts the web app (docs/web.md; :func:`kortmiljo.server.create_app`) on uvicorn: play against
 the agents in a browser, watch the records of ``--records DIR`` and uploaded ones. The opponents
@@ -6,9 +6,12 @@ and hints are the agents of :func:`agents.registry.make_agent`, by the names a r
 ``random``, ``heuristic``, ``search`` and their versioned names (``heuristic_v0``, ``search_v0``);
 trained models (``ppo:PATH``) are not offered, since a request must never name a file.
 
-It binds to localhost unless told otherwise; bound to a loopback address it answers only requests
-whose ``Host`` is a loopback name (against DNS rebinding). Needs the extra ``kortmiljo[web]``
-(starlette, uvicorn).
+Every limit of the server has a flag (``--max-games``, ``--max-games-per-session``,
+``--max-games-per-client``, ``--max-connections``, ``--max-connections-per-client``,
+``--read-timeout``, ``--idle-timeout``, ``--move-pad``, ``--move-timeout``), with the defaults of
+docs/web.md's "Security model". It binds to localhost unless told otherwise; bound to a loopback
+address it answers only requests whose ``Host`` is a loopback name (against DNS rebinding). Needs
+the extra ``kortmiljo[web]`` (starlette, uvicorn).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import argparse
 import sys
 
 from kortmiljo.cli import EXTRAS, ArgumentParser, fail, int_arg
+from kortmiljo.core.guard import DEFAULT_MOVE_TIMEOUT
 from kortmiljo.core.registry import game_names
+from kortmiljo.server.serving import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_CLIENT, DEFAULT_READ_TIMEOUT
 
 from .registry import available_agents, make_agent
 
@@ -40,14 +45,25 @@ def web_agents() -> list[str]:
     return first + [a for a in names if a not in first]
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
+def seconds(lo: float, hi: float, zero: bool = False):
+    """An argparse type: a number of seconds in ``lo..hi`` written in ASCII (0 allowed if ``zero``)."""
+
+    def parse(text: str) -> float:
         value = None
-    if value is None or not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
+        if text.isascii() and len(text) <= 20:
+            try:
+                value = float(text)
+            except ValueError:
+                pass
+        if value is None or not (lo <= value <= hi) or (value == 0 and not zero) or value != value:
+            least = f"from {lo:g}" if zero else f"over {lo:g}"
+            raise argparse.ArgumentTypeError(f"expected a number of seconds {least} up to {hi:g}, got {text[:30]!r}")
+        return value
+
+    return parse
+
+
+positive_float = seconds(0, 7 * 24 * 3600)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +74,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--idle-timeout", type=positive_float, default=1800.0, metavar="S", help="stop a game idle this long (1800)"
     )
-    p.add_argument("--max-games", type=int_arg(1), default=1000, metavar="N", help="games held at most (1000)")
+    p.add_argument(
+        "--max-games", type=int_arg(1, 1_000_000), default=1000, metavar="N", help="games held at most (1000)"
+    )
+    p.add_argument(
+        "--max-games-per-session", type=int_arg(1, 10_000), default=8, metavar="N", help="games of one session (8)"
+    )
+    p.add_argument(
+        "--max-games-per-client", type=int_arg(1, 1_000_000), default=64, metavar="N",
+        help="games of one client address (64; behind a proxy every client has the proxy's address)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-connections", type=int_arg(1, 1_000_000), default=DEFAULT_MAX_CONNECTIONS, metavar="N",
+        help=f"open connections at most ({DEFAULT_MAX_CONNECTIONS}); keep it under `ulimit -n`",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-connections-per-client", type=int_arg(1, 1_000_000), default=DEFAULT_MAX_PER_CLIENT, metavar="N",
+        help=f"open connections of one client address ({DEFAULT_MAX_PER_CLIENT})",
+    )  # fmt: skip
+    p.add_argument(
+        "--read-timeout", type=seconds(0, 3600), default=DEFAULT_READ_TIMEOUT, metavar="S",
+        help=f"seconds a request's head may take to arrive, and its body ({DEFAULT_READ_TIMEOUT:g})",
+    )  # fmt: skip
+    p.add_argument(
+        "--move-pad", type=seconds(0, 60, zero=True), default=0.5, metavar="S",
+        help="seconds each opponent move takes at least, so that timing shows no forced move (0.5)",
+    )  # fmt: skip
+    p.add_argument(
+        "--move-timeout", type=seconds(0, 3600), default=DEFAULT_MOVE_TIMEOUT, metavar="S",
+        help=f"seconds an agent may think on one move before its game is stopped ({DEFAULT_MOVE_TIMEOUT:g})",
+    )  # fmt: skip
     return p
 
 
@@ -67,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from kortmiljo.server import create_app
+        from kortmiljo.server import create_app, serving
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] in ("kortmiljo", "agents"):
             raise
@@ -80,14 +125,27 @@ def main(argv: list[str] | None = None) -> int:
             records_dir=args.records,
             agents=web_agents(),
             max_games=args.max_games,
+            max_games_per_session=args.max_games_per_session,
+            max_games_per_client=args.max_games_per_client,
             idle_timeout=args.idle_timeout,
             allowed_hosts=list(LOOPBACK) if loopback else None,
+            move_pad=args.move_pad,
+            move_timeout=args.move_timeout,
+            read_timeout=args.read_timeout,
+        )
+        config = serving.config(
+            app,
+            args.host,
+            args.port,
+            max_connections=args.max_connections,
+            max_per_client=args.max_connections_per_client,
+            read_timeout=args.read_timeout,
         )
     except ValueError as err:
         return fail("kortmiljo serve", err)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"kortmiljo serve: http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)
+    uvicorn.Server(config).run()
     return 0
 
 

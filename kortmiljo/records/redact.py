@@ -1,14 +1,20 @@
 """Sharing without leaking: :func:`redact` gives a record as one seat knew it.
 
-The rule is the seat's own ``unseen``: replaying the record, a card survives in a deal's deck
-only if the seat could locate it at some point while the deal was being played (its own cards,
-cards played or shown face up, a card it put somewhere). What only the end of a deal reveals
-(the Spøkelse ghosts and slots turned over for the count) and what nobody ever sees (the stock,
-the rest of an exchange pile) is removed, and so is every other seat's hand. The other seats'
-moves keep only their public names (a face-down discard becomes ``discard:?``), their policy and
-value annotations are dropped, and the seed goes (it would redeal the hidden cards). Each move
-gains ``seen``: the cards the seat located by it, so that a redacted record prints exactly as the
-full record does from that seat's view.
+The rule is the seat's own ``unseen``: a card keeps its place in a deal's deck only if the seat
+could locate it as soon as the deal was dealt (its own hand, a card dealt face up). Every other
+place is ``null``: the other seats' hands, the stock, the exchange pile, and also the places of
+cards the seat locates only later (a card another seat plays): *where* such a card was dealt (from
+that seat's hand, or drawn face down from the exchange pile) is what the seat never saw, so the
+deck must not tell it. Those cards appear in the moves instead: each move gains ``seen``, the
+cards the seat located by it, so that a redacted record prints exactly as the full record does
+from that seat's view. What only the end of a deal reveals (the Spøkelse ghosts and slots turned
+over for the count) is not ``seen``. The other seats' moves keep only their public names (a
+face-down discard becomes ``discard:?``), their policy and value annotations are dropped, and the
+seed goes (it would redeal the hidden cards).
+
+A redacted record is a function of what the seat observed, and of nothing else:
+``tests/conformance/test_indistinguishable.py`` checks it on pairs of deals the seat cannot tell
+apart, for every registered game.
 """
 
 from __future__ import annotations
@@ -16,25 +22,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.options import short_repr
 from .format import Record, RecordError, check_game
 from .replay import states
 
 
 def seat_index(record: Record, seat: int | str) -> int:
+    """``seat`` as a seat number: ``"player_1"``, ``1`` or ``"1"`` (ASCII digits only), else
+    :class:`RecordError` naming the seats allowed."""
     n = record.num_players
-    if isinstance(seat, str) and seat.startswith("player_") and seat[7:].isdigit():
-        seat = int(seat[7:])
+    given = seat
+    if isinstance(seat, str):
+        digits = seat[7:] if seat.startswith("player_") else seat
+        if 0 < len(digits) <= 3 and digits.isascii() and digits.isdigit():
+            seat = int(digits)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         allowed = ", ".join(f"player_{i}" for i in range(n))
-        raise RecordError(f"{record.where()}: seat must be one of {allowed} (or 0..{n - 1}), got {seat!r}")
+        shown = short_repr(given)
+        raise RecordError(f"{record.where()}: seat must be one of {allowed} (or 0..{n - 1}), got {shown}")
     return seat
 
 
 def views(record: Record, viewer: Callable[[int], int]) -> tuple[list[set[int]], list[str], list[list[str]]]:
     """Replay ``record`` and return, for ``viewer(mover)`` the seat whose knowledge each move shows:
-    per deal the deck positions that seat located while the deal was live, per move the name it
-    saw and the cards it located by the move (codes). :func:`redact` passes a constant seat; the
-    open view passes the mover itself."""
+    per deal the deck positions that seat located when the deal was dealt (every position for the
+    open view), per move the name it saw and the cards it located by the move (codes).
+    :func:`redact` passes a constant seat; the open view passes the mover itself."""
     game = check_game(record)
     code = game.deck.code
     known: list[set[int]] = [set() for _ in record.deals]
@@ -70,14 +83,10 @@ def views(record: Record, viewer: Callable[[int], int]) -> tuple[list[set[int]],
         if d_after == deal and not ended:
             after = set(engine.known_cards(v))
             new = after - before
-            if len(constant) == 1:
-                mark(deal, after)
         else:  # the move ended the deal: only what its public name shows counts, not the reveal
             card = game.named_card(name)
             candidates = [c for c in engine.deal_log[deal][1] if code(c) == card and c in held and c not in before]
             new = set(candidates[:1])
-            if len(constant) == 1:
-                mark(deal, new)
             if d_after != deal:
                 deal = d_after
                 if len(constant) == 1:

@@ -49,10 +49,18 @@ def _number(x: float) -> str:
     return f"{x:+.3f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):+d}"
 
 
-def to_text(record: Record, seat: int | str | None = None, step: int | None = None) -> str:
+def to_text(
+    record: Record,
+    seat: int | str | None = None,
+    step: int | None = None,
+    *,
+    open_view: tuple[list[str], list[list[str]]] | None = None,
+) -> str:
     """The text form of ``record``: the open view, or what ``seat`` saw (hidden cards as ``?``).
 
     ``step`` stops after that many moves. A redacted record can only be shown from its own seat.
+    ``open_view``: the names and ``seen`` of :func:`~kortmiljo.records.redact.views` for the open
+    view, if the caller keeps them (a replay of the whole record otherwise).
     """
     game = check_game(record)
     if record.redacted:
@@ -69,7 +77,7 @@ def to_text(record: Record, seat: int | str | None = None, step: int | None = No
     if step is not None and bad_step:
         raise RecordError(f"{record.where()}: step must be a move 0..{len(record.actions)}, got {step!r}")
     if view is None:
-        known, names, seen = views(record, lambda mover: mover)
+        names, seen = open_view if open_view is not None else views(record, lambda mover: mover)[1:]
         decks = [d["deck"] for d in record.deals]
         title = "open"
     else:

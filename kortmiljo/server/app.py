@@ -16,17 +16,24 @@ Routes (every answer JSON, every error ``{"error": ...}`` with a 4xx or 5xx stat
 ``/``                                     the page (``kortmiljo/server/static/``)
 ========================================  =================================================
 
-Security (each tested in ``tests/server/test_security.py``): a ``kortmiljo_session`` cookie
-(random, HttpOnly, SameSite=Strict; only ids this server issued are accepted) binds games and
-uploads to the session that made them, and another session gets 404 exactly as for an unknown
-id; game ids are 128-bit random; a body over 64 KiB (a record upload over 4 MiB) is refused with
-413 from its ``Content-Length`` or while it streams, before anything parses it; POST bodies must
-be ``application/json`` (415 otherwise: a cross-site form cannot send it); every field is checked
-before a game is created; the human's view and every error hold only cards the human can locate;
-an unexpected failure answers 500 ``internal error`` and nothing of the engine. An optional
-``allowed_hosts`` refuses other ``Host`` headers (the CLI sets it for a loopback bind, against DNS
-rebinding). The game work runs in the thread pool, under each game's lock, so one slow agent never
-stalls the event loop.
+Security (docs/web.md, "Security model", lists every limit and the test of each promise): a
+``kortmiljo_session`` cookie (random, HttpOnly, SameSite=Strict; only ids this server issued are
+accepted), set only by a client's first game or upload, binds games and uploads to the session
+that made them, and another session gets 404 exactly as for an unknown id; game ids are 128-bit
+random, and an unseeded game draws 128 bits; a session holds at most ``max_games_per_session``
+games, a client address ``max_games_per_client``, and only idle games and sessions give way; a
+body over 64 KiB (a record upload over 4 MiB) is refused with 413 from its ``Content-Length`` or
+while it streams, before anything parses it, and one that takes longer than ``read_timeout`` with
+408; POST bodies must be ``application/json`` (415 otherwise: a cross-site form cannot send it)
+and bounded JSON (:mod:`kortmiljo.core.jsonsafe`); every field is checked before a game is
+created; what the human is shown (view, record, hints, errors, headers) depends only on what the
+human's seat saw, and the opponents' moves are paced (:class:`Pacing`) so that timing does not
+tell a forced move; an opponent that fails or thinks past ``move_timeout`` stops its game with an
+error naming it; an unexpected failure answers 500 ``internal error`` and nothing of the engine.
+An optional ``allowed_hosts`` refuses other ``Host`` headers (the CLI sets it for a loopback
+bind, against DNS rebinding). The game work runs in the thread pool, under each game's lock, so
+one slow agent never stalls the event loop. Connection bounds and read timeouts are the server's
+(:mod:`kortmiljo.server.serving`).
 
 Starlette is imported here only, when :func:`create_app` is called (the extra ``kortmiljo[web]``).
 """
@@ -40,8 +47,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core import jsonsafe
 from ..core.errors import ConfigError
-from ..core.options import is_int
+from ..core.guard import DEFAULT_MOVE_TIMEOUT
+from ..core.options import is_int, short_repr
 from ..core.policy import RandomPolicy
 from ..core.registry import games
 from ..records import RecordError, loads
@@ -54,6 +63,7 @@ COOKIE = "kortmiljo_session"
 MAX_BODY = 64 * 1024
 MAX_UPLOAD = 4 * 1024 * 1024
 MAX_SEED = 2**63 - 1
+DEAL_ENTROPY_BITS = 128  # an unseeded game's seed: secrets.randbits(128)
 STATIC = Path(__file__).with_name("static")
 SESSION_KEY = "kortmiljo.session"
 GAME_FIELDS = ("game", "config", "seat", "opponents", "seed", "dealer", "deck")
@@ -84,38 +94,23 @@ def dumps(data: Any) -> bytes:
 
 
 # ---- request bodies -------------------------------------------------------------------------------
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"the key {k!r} appears twice")
-        out[k] = v
-    return out
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def parse_json(body: bytes) -> Any:
-    """Strict JSON: UTF-8, no NaN or Infinity, no key twice in an object (400 otherwise)."""
+    """Strict, bounded JSON (:func:`kortmiljo.core.jsonsafe.loads`): UTF-8, no NaN or Infinity, no
+    key twice in an object, at most 32 levels deep, integers of at most 40 digits (400 otherwise)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError(400, "the body is not UTF-8 text") from None
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
-    except json.JSONDecodeError as err:
-        raise ApiError(400, f"the body is not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
-    except RecursionError:
-        raise ApiError(400, "the body is not valid JSON: nested too deeply") from None
+        return jsonsafe.loads(text, what="the body")
     except ValueError as err:
-        raise ApiError(400, f"the body is not valid JSON: {err}") from None
+        raise ApiError(400, str(err)) from None
 
 
-async def read_body(request, limit: int) -> bytes:
+async def read_body(request, limit: int, timeout: float | None = None) -> bytes:
     """The body, at most ``limit`` bytes (413 from Content-Length, or as soon as the stream passes
-    it), of a request that says it is ``application/json`` (415 otherwise)."""
+    it), of a request that says it is ``application/json`` (415 otherwise), whole within
+    ``timeout`` seconds (408 otherwise; None: no limit)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "application/json":
         raise ApiError(
@@ -123,34 +118,47 @@ async def read_body(request, limit: int) -> bytes:
         )
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.strip().isdigit():
+        length = length.strip()
+        if not (length.isascii() and length.isdigit()) or len(length) > 18:
             raise ApiError(400, "Content-Length must be a number of bytes")
         if int(length) > limit:
             raise ApiError(413, f"the body is {int(length):,} bytes; at most {limit:,} are allowed")
+    import anyio
+
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise ApiError(413, f"the body is larger than the {limit:,} bytes allowed")
+    try:
+        with anyio.fail_after(timeout):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise ApiError(413, f"the body is larger than the {limit:,} bytes allowed")
+    except TimeoutError:
+        raise ApiError(408, f"the body did not arrive within {timeout:g} s") from None
     return bytes(body)
 
 
 # ---- starting a game ---------------------------------------------------------------------------------
 def _seat(value: Any, n: int, field: str = "seat") -> int:
     s = value
-    if isinstance(s, str) and s.startswith("player_") and s[7:].isdigit():
+    if isinstance(s, str) and s.startswith("player_") and 0 < len(s) - 7 <= 3 and s[7:].isascii() and s[7:].isdigit():
         s = int(s[7:])
     if not is_int(s) or not 0 <= s < n:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+        shown = short_repr(value)
         raise ApiError(422, f"{field}: must be one of player_0..player_{n - 1} (or 0..{n - 1}), got {shown}")
     return int(s)
 
 
 def build_game(
-    doc: Any, agents: Sequence[str], factory: Callable, owner: str | None, clock: Callable[[], float]
+    doc: Any,
+    agents: Sequence[str],
+    factory: Callable,
+    owner: str | None,
+    clock: Callable[[], float],
+    **session: Any,
 ) -> GameSession:
     """A new game from the body of ``POST /api/games``: every field is checked first (422 naming
-    the field and what is allowed), and nothing is kept of a refused one."""
+    the field and what is allowed), and nothing is kept of a refused one. ``session``: more
+    keywords of :class:`GameSession` (``client``, ``move_timeout``)."""
     if not isinstance(doc, dict):
         raise ApiError(400, f"the body must be a JSON object with the fields {', '.join(GAME_FIELDS)}")
     unknown = sorted(k for k in doc if k not in GAME_FIELDS)
@@ -196,10 +204,14 @@ def build_game(
             shown = spec if len(spec) <= 40 else spec[:40] + "…"
             raise ApiError(422, f"opponents[{i}]: unknown agent {shown!r}; agents: {', '.join(agents)}")
     seed = doc.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**31)
+    if seed is None:  # 128 bits from the OS: the human's own cards must not pin the deal down
+        seed, agent_seed = secrets.randbits(DEAL_ENTROPY_BITS), secrets.randbits(62)
     elif not is_int(seed) or not 0 <= seed <= MAX_SEED:
-        raise ApiError(422, f"seed: must be an int from 0 to {MAX_SEED} or null (a random deal), got {seed!r}")
+        raise ApiError(
+            422, f"seed: must be an int from 0 to {MAX_SEED} or null (a random deal), got {short_repr(seed)}"
+        )
+    else:
+        agent_seed = seed  # a given seed replays the game exactly, the agents' choices included
     options: dict[str, Any] = {}
     state = game.new_state()
     dealer = doc.get("dealer")
@@ -223,11 +235,13 @@ def build_game(
     for j, s in enumerate(others):
         spec = opponents[j % len(opponents)]
         try:
-            policies[s] = (spec, factory(spec, game, seed + 1 + s))
+            policies[s] = (spec, factory(spec, game, agent_seed + 1 + s))
         except ValueError as err:
             raise ApiError(422, f"opponents: {err}") from None
     try:
-        return GameSession(game, seat, policies, seed, options, owner=owner, clock=clock)
+        return GameSession(
+            game, seat, policies, seed, options, owner=owner, clock=clock, agent_seed=agent_seed, **session
+        )
     except (ValueError, TypeError) as err:
         raise ApiError(422, f"the game cannot start: {err}") from None
 
@@ -256,8 +270,9 @@ def _host(headers: list[tuple[bytes, bytes]]) -> str:
 
 
 class Guard:
-    """Pure ASGI middleware: the ``Host`` check, the session cookie, the security headers, and a
-    ``Server-Timing`` header (the time from the request to the answer's headers, in ms)."""
+    """Pure ASGI middleware: the ``Host`` check, the security headers, and the session of the
+    cookie (``scope[SESSION_KEY]``, None without one: a session is created only by a request that
+    starts a game or uploads a record, which sets the cookie). No header depends on the game."""
 
     def __init__(self, app, sessions: SessionStore, allowed_hosts: Sequence[str] | None):
         self.app = app
@@ -281,23 +296,55 @@ class Guard:
             )
             await send({"type": "http.response.body", "body": body})
             return
-        session, created = self.sessions.get_or_create(_cookies(headers))
-        scope[SESSION_KEY] = session
-        if created:
-            extra.append((b"set-cookie", f"{COOKIE}={session.id}; Path=/; HttpOnly; SameSite=Strict".encode()))
+        cookies = _cookies(headers)
+        scope[SESSION_KEY] = self.sessions.get(cookies) if cookies else None
         if scope.get("path", "").startswith("/api/"):
             extra.append((b"cache-control", b"no-store"))
-
-        start = time.perf_counter()
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 message = dict(message)
-                took = f"app;dur={(time.perf_counter() - start) * 1000:.2f}".encode()
-                message["headers"] = [*message.get("headers", []), *extra, (b"server-timing", took)]
+                message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def set_cookie(response, session) -> None:
+    response.headers.append("set-cookie", f"{COOKIE}={session.id}; Path=/; HttpOnly; SameSite=Strict")
+
+
+class Pacing:
+    """The pace of the opponents' moves (docs/web.md, "Security model"): an answer that follows
+    opponent moves goes out no sooner than ``pad`` seconds a move after its work began, so that
+    its timing tells how many moves were made (which the log shows anyway), not how long an agent
+    thought (a forced move is quick). ``overruns`` counts answers whose work took longer than
+    that; raise ``pad`` if it grows."""
+
+    def __init__(self, pad: float):
+        if not (isinstance(pad, (int, float)) and 0 <= pad <= 60):
+            raise ValueError(f"move_pad must be a number of seconds from 0 to 60, got {pad!r}")
+        self.pad = float(pad)
+        self.answers = self.overruns = 0
+        self.now: Callable[[], float] = time.monotonic  # the clock and the sleep: tests replace them
+        self.sleep: Callable[[float], Any] | None = None  # None: anyio.sleep
+
+    def note(self, g: GameSession, began: float, moves: int) -> None:
+        """Set when ``g``'s answers may go out: ``pad`` a move after ``began`` (under ``g``'s lock)."""
+        ready = began + self.pad * moves
+        self.answers += 1
+        if moves and self.now() > ready:
+            self.overruns += 1
+        g.ready_at = max(g.ready_at, ready)
+
+    async def wait(self, g: GameSession) -> None:
+        """Sleep until ``g``'s answers may go out (every answer about a game waits, so that a
+        second request cannot see the work end sooner)."""
+        import anyio
+
+        delay = g.ready_at - self.now()
+        if delay > 0:
+            await (self.sleep or anyio.sleep)(delay)
 
 
 # ---- the app ----------------------------------------------------------------------------------------------
@@ -307,6 +354,8 @@ def create_app(
     *,
     agents: Sequence[str] | None = None,
     max_games: int = 1000,
+    max_games_per_session: int = 8,
+    max_games_per_client: int = 64,
     idle_timeout: float = 1800.0,
     idle_after: float = 60.0,
     max_sessions: int = 10_000,
@@ -314,15 +363,24 @@ def create_app(
     allowed_hosts: Sequence[str] | None = None,
     clock: Callable[[], float] = time.monotonic,
     static_dir: str | None = None,
+    move_pad: float = 0.5,
+    move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
+    read_timeout: float = 10.0,
 ):
-    """The web app (see the module docstring and docs/web.md).
+    """The web app (see the module docstring and docs/web.md, whose "Security model" lists every
+    limit).
 
     ``agent_factory(spec, game, seed)`` builds the opponents and the hint agents (default: only
     ``random``); ``agents`` are the names a request may ask for (default ``random``, ``heuristic``,
     ``search`` with a factory, ``random`` without); ``records_dir`` is the folder of
-    ``GET /api/records``. ``max_games``, ``idle_timeout`` and ``idle_after`` bound the games
-    (:class:`~kortmiljo.server.sessions.GameStore`); ``allowed_hosts`` the ``Host`` headers
-    answered (None: any). ``app.state.games`` is the store, ``app.state.sessions`` the sessions.
+    ``GET /api/records``. ``max_games``, ``max_games_per_session``, ``max_games_per_client`` (per
+    client address), ``idle_timeout`` and ``idle_after`` bound the games
+    (:class:`~kortmiljo.server.sessions.GameStore`), ``max_sessions`` the sessions;
+    ``allowed_hosts`` the ``Host`` headers answered (None: any). ``move_pad``: the seconds each
+    opponent move takes at least, as the human sees it (:class:`Pacing`); ``move_timeout``: the
+    seconds an agent may think on one move (None: no limit); ``read_timeout``: the seconds a
+    request body may take to arrive. ``app.state.games`` is the store, ``app.state.sessions`` the
+    sessions, ``app.state.pacing`` the pacing.
     """
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
@@ -336,8 +394,27 @@ def create_app(
     names = list(agents) if agents is not None else (["random", "heuristic", "search"] if agent_factory else ["random"])
     if not names:
         raise ValueError("agents must name at least one agent")
-    store = GameStore(max_games=max_games, idle_timeout=idle_timeout, idle_after=idle_after, clock=clock)
-    sessions = SessionStore(idle_timeout=idle_timeout, max_sessions=max_sessions, max_uploads=max_uploads, clock=clock)
+    if move_timeout is not None and not move_timeout > 0:
+        raise ValueError(f"move_timeout must be a number of seconds > 0 or None, got {move_timeout!r}")
+    if not read_timeout > 0:
+        raise ValueError(f"read_timeout must be a number of seconds > 0, got {read_timeout!r}")
+    pacing = Pacing(move_pad)
+    store = GameStore(
+        max_games=max_games,
+        idle_timeout=idle_timeout,
+        idle_after=idle_after,
+        clock=clock,
+        per_session=max_games_per_session,
+        per_client=max_games_per_client,
+    )
+    sessions = SessionStore(
+        idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
+        max_uploads=max_uploads,
+        clock=clock,
+        idle_after=idle_after,
+        busy=store.owns_any,
+    )
     records = RecordsDir(records_dir) if records_dir is not None else None
     logs = LogCache()
 
@@ -348,11 +425,17 @@ def create_app(
     def session_of(request: Request):
         return request.scope[SESSION_KEY]
 
+    def client_of(request: Request) -> str | None:
+        return request.client.host if request.client is not None else None
+
     def game_of(request: Request) -> GameSession:
-        g = store.get(request.path_params["game_id"], session_of(request).id)
+        session = session_of(request)
+        g = store.get(request.path_params["game_id"], session.id if session is not None else None)
         if g is None:
             raise ApiError(
-                404, "no such game: the id is unknown, the game was stopped after being idle, or it is not yours"
+                404,
+                "no such game: the id is unknown, the game was stopped after being idle, it is not yours, or the "
+                "server was restarted (games live in its memory only)",
             )
         return g
 
@@ -360,50 +443,75 @@ def create_app(
         with g.lock:
             return dumps(game_view(g))
 
+    async def paced(g: GameSession, work: Callable[[], Any]) -> Any:
+        """``work()`` in the thread pool, answered no sooner than the game's pace allows."""
+        try:
+            return await run_in_threadpool(work)
+        finally:
+            await pacing.wait(g)
+
     # -- games --
     async def get_catalog(request: Request) -> Response:
         return answer(catalog(games().values(), names))
 
     async def new_game(request: Request) -> Response:
-        doc = parse_json(await read_body(request, MAX_BODY))
-        owner = session_of(request).id
-        if not store.has_room():  # before any work; add() checks again
-            raise ApiError(503, f"the server is full: it holds {store.max_games} games and none is idle; try later")
+        doc = parse_json(await read_body(request, MAX_BODY, read_timeout))
+        session = session_of(request)
+        client = client_of(request)
+        created = session is None
+        try:  # before any work; add() checks again
+            store.check_room(session.id if session is not None else None, client)
+            if session is None:
+                session = sessions.create()
+        except StoreFull as err:
+            raise ApiError(err.status, str(err)) from None
+        began = pacing.now()
 
         def work():
-            g = build_game(doc, names, factory, owner, clock)
+            g = build_game(doc, names, factory, session.id, clock, client=client, move_timeout=move_timeout)
+            with g.lock:
+                pacing.note(g, began, g.opponent_moves)
+                g.opponent_moves = 0
             return g, view_bytes(g)
 
         g, body = await run_in_threadpool(work)
         try:
             store.add(g)
         except StoreFull as err:
-            raise ApiError(503, str(err)) from None
-        return answer(body, 201)
+            raise ApiError(err.status, str(err)) from None
+        await pacing.wait(g)
+        response = answer(body, 201)
+        if created:
+            set_cookie(response, session)
+        return response
 
     async def get_game(request: Request) -> Response:
         g = game_of(request)
-        return answer(await run_in_threadpool(view_bytes, g))
+        return answer(await paced(g, lambda: view_bytes(g)))
 
     async def act(request: Request) -> Response:
         g = game_of(request)
-        doc = parse_json(await read_body(request, MAX_BODY))
+        doc = parse_json(await read_body(request, MAX_BODY, read_timeout))
         if not isinstance(doc, dict) or "action" not in doc or len(doc) != 1:
             raise ApiError(422, 'the body must be {"action": "<name of a legal move>"} and nothing else')
 
         def work():
             with g.lock:
-                g.act(doc["action"])
+                began = pacing.now()
+                try:
+                    g.act(doc["action"])
+                finally:
+                    pacing.note(g, began, g.opponent_moves)
+                    g.opponent_moves = 0
                 return dumps(game_view(g))
 
-        return answer(await run_in_threadpool(work))
+        return answer(await paced(g, work))
 
     async def hint(request: Request) -> Response:
         g = game_of(request)
         agent = request.query_params.get("agent") or ("heuristic" if "heuristic" in names else names[0])
         if agent not in names:
-            shown = agent if len(agent) <= 40 else agent[:40] + "…"
-            raise ApiError(422, f"agent: unknown agent {shown!r}; agents: {', '.join(names)}")
+            raise ApiError(422, f"agent: unknown agent {short_repr(agent)}; agents: {', '.join(names)}")
 
         def work():
             with g.lock:
@@ -412,7 +520,7 @@ def create_app(
                 except ValueError as err:
                     raise ApiError(422, f"agent: {err}") from None
 
-        return answer(await run_in_threadpool(work))
+        return answer(await paced(g, work))
 
     async def game_record(request: Request) -> Response:
         g = game_of(request)
@@ -421,7 +529,7 @@ def create_app(
             with g.lock:
                 return dumps(g.public_record().to_dict())
 
-        return answer(await run_in_threadpool(work))
+        return answer(await paced(g, work))
 
     # -- records and replays --
     async def list_records(request: Request) -> Response:
@@ -440,7 +548,7 @@ def create_app(
         return answer(rec.to_dict())
 
     async def upload(request: Request) -> Response:
-        body = await read_body(request, MAX_UPLOAD)
+        body = await read_body(request, MAX_UPLOAD, read_timeout)
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -459,19 +567,29 @@ def create_app(
                 raise ApiError(400, "the upload: not valid JSON (nested too deeply)") from None
 
         rec = await run_in_threadpool(work)
-        name = sessions.add_upload(session_of(request), rec)
-        return answer({"name": name}, 201)
+        session = session_of(request)
+        created = session is None
+        if created:
+            try:
+                session = sessions.create()
+            except StoreFull as err:
+                raise ApiError(err.status, str(err)) from None
+        name = sessions.add_upload(session, rec)
+        response = answer({"name": name}, 201)
+        if created:
+            set_cookie(response, session)
+        return response
 
     async def step(request: Request) -> Response:
         name = request.path_params["name"]
         k = request.path_params["k"]
-        if not k.isdigit() or len(k) > 9:
-            raise ApiError(422, f"k: a move number 0, 1, 2, … is needed, got {k[:20]!r}")
+        if not (k.isascii() and k.isdigit()) or len(k) > 9:
+            raise ApiError(422, f"k: a move number 0, 1, 2, … (ASCII digits) is needed, got {short_repr(k[:20])}")
         seat = request.query_params.get("seat") or None
         session = session_of(request)
 
         def work():
-            rec = sessions.upload(session, name) if name.startswith("upload-") else None
+            rec = sessions.upload(session, name) if session is not None and name.startswith("upload-") else None
             if rec is not None:
                 key: tuple = ("upload", session.id, name)
             else:
@@ -483,7 +601,7 @@ def create_app(
                     if s is not None and s != own:
                         return replay_step(rec, int(k), s)  # refused, with the reason
                     s = own
-                return replay_step(rec, int(k), s, log=logs.get(key, rec, s))
+                return replay_step(rec, int(k), s, log=logs.get(key, rec, s), cache=logs.positions(key, rec))
             except RecordError as err:
                 raise ApiError(422, str(err)) from None
 
@@ -525,6 +643,7 @@ def create_app(
     )
     app.state.games = store
     app.state.sessions = sessions
+    app.state.pacing = pacing
     app.state.agents = names
     app.add_middleware(Guard, sessions=sessions, allowed_hosts=allowed_hosts)
     return app

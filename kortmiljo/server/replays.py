@@ -19,7 +19,7 @@ from typing import Any
 
 from ..records import Record, RecordError, load_all
 from ..records.replay import verify
-from .views import record_entry, record_log
+from .views import Positions, record_entry, record_log
 
 SUFFIXES = (".json", ".jsonl")
 MAX_LISTED = 10_000
@@ -123,13 +123,28 @@ class RecordsDir:
 
 
 class LogCache:
-    """The per-view logs of records being replayed (each is a replay of the whole record), at most
-    ``size`` of them, the least recently used going first."""
+    """The per-view logs of records being replayed (each is a replay of the whole record), and
+    their restored positions (:class:`~kortmiljo.server.views.Positions`), at most ``size`` of
+    each, the least recently used going first."""
 
     def __init__(self, size: int = 64):
         self.size = size
         self._logs: OrderedDict[tuple, list[dict[str, Any]]] = OrderedDict()
+        self._positions: OrderedDict[tuple, Positions] = OrderedDict()
         self._lock = threading.Lock()
+
+    def positions(self, key: tuple, record: Record) -> Positions | None:
+        """The positions of ``record`` (None for a redacted one, which cannot be restored)."""
+        if record.redacted:
+            return None
+        with self._lock:
+            found = self._positions.get(key)
+            if found is None:
+                found = self._positions[key] = Positions(record)
+                while len(self._positions) > self.size:
+                    self._positions.popitem(last=False)
+            self._positions.move_to_end(key)
+            return found
 
     def get(self, key: tuple, record: Record, seat: int | None) -> list[dict[str, Any]]:
         k = (*key, seat)

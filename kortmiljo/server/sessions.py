@@ -24,7 +24,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from ..core.errors import AgentError, IllegalActionError
 from ..core.game import Game
+from ..core.guard import guarded_act, guarded_call
 from ..env.aec import CardGameEnv, OrderEnforcing
 from ..records import Record, RecordEpisode
 from ..records.format import jsonable
@@ -78,6 +80,9 @@ class GameSession:
         owner: str | None = None,
         game_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        move_timeout: float | None = None,
+        client: str | None = None,
+        agent_seed: int | None = None,
     ):
         n = game.num_players
         if sorted(opponents) != [s for s in range(n) if s != seat]:
@@ -87,6 +92,7 @@ class GameSession:
         self.game = game
         self.seat = seat
         self.seed = seed
+        self.agent_seed = seed if agent_seed is None else agent_seed  # the agents' seeds derive from it
         self.specs = {s: spec for s, (spec, _) in opponents.items()}
         self.policies = {s: policy for s, (_, policy) in opponents.items()}
         self.seats = {f"player_{s}": HUMAN if s == seat else self.specs[s] for s in range(n)}
@@ -100,7 +106,11 @@ class GameSession:
         self._summary: dict[str, Any] | None = None
         self._clock = clock
         self.created = self.last_used = clock()
-        self.play_opponents()
+        self.client = client
+        self.move_timeout = move_timeout
+        self.failure: str | None = None  # why the game was stopped (an opponent failed), if it was
+        self.ready_at = 0.0  # time.monotonic() before which no answer about this game goes out (pacing)
+        self.opponent_moves = self.play_opponents()
 
     # ---- state -------------------------------------------------------------------------------
     @property
@@ -159,16 +169,30 @@ class GameSession:
             }
         )
 
-    def play_opponents(self) -> None:
-        """Let the opponents play until the human is on move or the game has ended."""
+    def play_opponents(self) -> int:
+        """Let the opponents play until the human is on move or the game has ended; how many moves
+        they made. Each move goes through :func:`~kortmiljo.core.guard.guarded_act` with
+        ``move_timeout``: an agent that fails or runs out of time stops the game (``failure``) and
+        raises :class:`ApiError` 500 naming the agent and the move."""
         e = self.engine
-        for _ in range(MAX_OPPONENT_MOVES):
+        for played in range(MAX_OPPONENT_MOVES):
             if self.over or e.current_player == self.seat:
-                return
+                return played
             s = e.current_player
             policy = self.policies[s]
-            action = policy.act(e.observation(s), e if getattr(policy, "needs_engine", False) else None)
-            self._step(int(action))
+            try:
+                action = guarded_act(
+                    policy,
+                    e.observation(s),
+                    e if getattr(policy, "needs_engine", False) else None,
+                    agent=f"{self.specs[s]} (player_{s})",
+                    where=lambda: f"move {len(self.log)}",
+                    timeout=self.move_timeout,
+                )
+                self._step(int(action))
+            except (AgentError, IllegalActionError) as err:
+                self.failure = f"the game was stopped: {err}"
+                raise ApiError(500, self.failure) from None
         raise RuntimeError(f"the opponents made {MAX_OPPONENT_MOVES} moves without the human's turn coming")
 
     def act(self, name: Any) -> None:
@@ -177,6 +201,8 @@ class GameSession:
         An unknown name, a move that is not legal now, or a move after the end is
         :class:`ApiError` 409 with the human's legal moves (nothing else: no engine message)."""
         legal = self.legal_names()
+        if self.failure is not None:
+            raise ApiError(409, f"{self.failure}; start a new game", legal=[])
         if self.over:
             raise ApiError(409, f"the game is over ({self.status}); no more moves", legal=[])
         if not isinstance(name, str):
@@ -189,17 +215,17 @@ class GameSession:
             what = "not an action of this game" if action is None else "not legal now"
             raise ApiError(409, f"that move is {what}; the legal moves are: {', '.join(legal)}", legal=legal)
         self._step(action)
-        self.play_opponents()
+        self.opponent_moves = self.play_opponents()
 
     # ---- hints ---------------------------------------------------------------------------------
     def hint(self, agent: str, factory: AgentFactory) -> dict[str, Any]:
         """What agent ``agent`` would play in the human's seat: the probability of each legal move
         and its value estimate (None where it gives none)."""
-        if not self.human_to_move:
+        if not self.human_to_move or self.failure is not None:
             raise ApiError(409, "a hint is for the human's move, and it is not the human's move now")
         policy = self.hint_agents.get(agent)
         if policy is None:
-            policy = factory(agent, self.game, self.seed + 1000 + self.seat)
+            policy = factory(agent, self.game, self.agent_seed + 1000 + self.seat)
             if len(self.hint_agents) >= 8:
                 self.hint_agents.pop(next(iter(self.hint_agents)))
             self.hint_agents[agent] = policy
@@ -207,10 +233,17 @@ class GameSession:
         obs = e.observation(self.seat)
         live = e.clone() if getattr(policy, "needs_engine", False) else None  # the game is not the agent's to move
         explain = getattr(policy, "act_explained", None)
-        if explain is not None:
-            action, probs, value = explain(obs, live)
-        else:
-            action, probs, value = policy.act(obs, live), None, None
+        try:
+            if explain is not None:
+                action, probs, value = guarded_call(
+                    lambda: explain(obs, live), agent=agent, where="the hint", timeout=self.move_timeout
+                )
+            else:
+                action = guarded_act(policy, obs, live, agent=agent, where="the hint", timeout=self.move_timeout)
+                probs = value = None
+        except AgentError as err:
+            self.hint_agents.pop(agent, None)  # after a time-out it must not be used again
+            raise ApiError(500, f"no hint: {err}") from None
         names = self.game.action_names
         legal = set(e.legal_actions())
         if probs is None:
@@ -256,15 +289,23 @@ class GameSession:
 
 
 class StoreFull(Exception):
-    """The store holds ``max_games`` games and none is idle."""
+    """No room for a new game or session: the store is full and nothing in it is idle (``status``
+    503), or the session or client holds its most games (429)."""
+
+    def __init__(self, message: str, status: int = 503):
+        super().__init__(message)
+        self.status = status
 
 
 class GameStore:
-    """At most ``max_games`` games; a game untouched for ``idle_timeout`` seconds is dropped.
+    """At most ``max_games`` games, ``per_session`` of one session and ``per_client`` of one client
+    address; a game untouched for ``idle_timeout`` seconds is dropped.
 
-    When the store is full, a new game evicts the least recently used *idle* game: one that has
-    ended, or that no request has touched for ``idle_after`` seconds. If none is idle, :meth:`add`
-    raises :class:`StoreFull` (the app answers 503). Expired games are swept on every call.
+    A game is *idle* once it has ended, or when no request has touched it for ``idle_after``
+    seconds. Where a new game finds no room, the least recently used idle game of the session (or
+    client, or server) that is full gives way; an active game is never dropped for another. If no
+    game there is idle, :meth:`add` raises :class:`StoreFull` (the app answers 429 for a session or
+    client, 503 for the server). Expired games are swept on every call.
     """
 
     def __init__(
@@ -273,12 +314,17 @@ class GameStore:
         idle_timeout: float = 1800.0,
         idle_after: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        per_session: int | None = None,
+        per_client: int | None = None,
     ):
-        if max_games < 1:
-            raise ValueError(f"max_games must be >= 1, got {max_games!r}")
+        for name, value in (("max_games", max_games), ("per_session", per_session), ("per_client", per_client)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
         if not idle_timeout > 0:
             raise ValueError(f"idle_timeout must be > 0 seconds, got {idle_timeout!r}")
         self.max_games = int(max_games)
+        self.per_session = per_session
+        self.per_client = per_client
         self.idle_timeout = float(idle_timeout)
         self.idle_after = min(float(idle_after), self.idle_timeout)
         self.clock = clock
@@ -298,37 +344,68 @@ class GameStore:
                 break
             del self._games[gid]
 
-    def has_room(self) -> bool:
-        """Whether :meth:`add` would take a game now (a full store with an idle game has room)."""
+    def _idle(self, g: GameSession, now: float) -> bool:
+        return g.over or g.failure is not None or now - g.last_used >= self.idle_after
+
+    def _victims(self, owner: str | None, client: str | None) -> list[str]:
+        """The games that must give way for a new one of ``owner`` and ``client`` (StoreFull if one
+        cannot): per cap that is reached, the least recently used idle game under it."""
+        now = self.clock()
+        wait = f"and none has ended or been idle {self.idle_after:g} s; finish or leave one first"
+        full = f"the server is full: it holds {self.max_games} games and none is idle; try again later"
+        scopes = [  # the session's cap first: its own idle game gives way before anyone else's
+            (self.per_session, ("owner", owner), 429, f"this session holds {self.per_session} games {wait}"),
+            (self.per_client, ("client", client), 429, f"this client address holds {self.per_client} games {wait}"),
+            (self.max_games, None, 503, full),
+        ]
+        out: list[str] = []
+        for cap, key, status, message in scopes:
+            if cap is None or (key is not None and key[1] is None):
+                continue
+            held = [gid for gid, g in self._games.items()
+                    if gid not in out and (key is None or getattr(g, key[0]) == key[1])]  # fmt: skip
+            if len(held) < cap:
+                continue
+            victim = next((gid for gid in held if self._idle(self._games[gid], now)), None)
+            if victim is None:
+                raise StoreFull(message, status)
+            out.append(victim)
+        return out
+
+    def check_room(self, owner: str | None, client: str | None = None) -> None:
+        """Raise :class:`StoreFull` unless :meth:`add` would take a game of ``owner`` and ``client`` now."""
         with self._lock:
             self._sweep()
-            if len(self._games) < self.max_games:
-                return True
-            now = self.clock()
-            return any(g.over or now - g.last_used >= self.idle_after for g in self._games.values())
+            self._victims(owner, client)
+
+    def has_room(self) -> bool:
+        """Whether :meth:`add` would take a game now, as far as the server's cap goes."""
+        try:
+            self.check_room(None, None)
+        except StoreFull as err:
+            return err.status != 503
+        return True
 
     def add(self, game: GameSession) -> None:
         with self._lock:
             self._sweep()
-            if len(self._games) >= self.max_games:
-                now = self.clock()
-                victim = next(
-                    (gid for gid, g in self._games.items() if g.over or now - g.last_used >= self.idle_after), None
-                )
-                if victim is None:
-                    raise StoreFull(
-                        f"the server is full: it holds {self.max_games} games and none is idle; try again later"
-                    )
-                del self._games[victim]
+            for gid in self._victims(game.owner, game.client):
+                del self._games[gid]
             game.touch()
             self._games[game.id] = game
+
+    def owns_any(self, owner: str) -> bool:
+        """Whether ``owner`` holds a game that is not idle."""
+        with self._lock:
+            now = self.clock()
+            return any(g.owner == owner and not self._idle(g, now) for g in self._games.values())
 
     def get(self, game_id: str, owner: str | None) -> GameSession | None:
         """The game ``game_id`` if ``owner`` started it (None otherwise, as for an unknown id)."""
         with self._lock:
             self._sweep()
             g = self._games.get(game_id) if isinstance(game_id, str) else None
-            if g is None or g.owner != owner:
+            if g is None or owner is None or g.owner != owner:
                 return None
             g.touch()
             self._games.move_to_end(game_id)
@@ -355,10 +432,15 @@ class Session:
 
 
 class SessionStore:
-    """The browser sessions the server has issued: at most ``max_sessions`` (the least recently
-    seen goes first), each dropped after ``idle_timeout`` seconds unseen. Only ids issued here are
-    accepted, so a client cannot choose its own. Uploaded records are kept per session, at most
-    ``max_uploads`` each and ``max_uploads_total`` in all (the oldest go first)."""
+    """The browser sessions the server has issued. Only ids issued here are accepted, so a client
+    cannot choose its own, and a session is issued only when a client starts its first game or
+    uploads its first record (:meth:`create`), never for a request that only reads.
+
+    A session unseen for ``idle_timeout`` seconds is dropped. At most ``max_sessions`` are held:
+    past that, a new one replaces the least recently seen *idle* session, one unseen for
+    ``idle_after`` seconds that holds no active game (``busy(id)`` says whether it does); when none
+    is idle, :meth:`create` raises :class:`StoreFull` (503). Uploaded records are kept per
+    session, at most ``max_uploads`` each and ``max_uploads_total`` in all (the oldest go first)."""
 
     def __init__(
         self,
@@ -367,20 +449,24 @@ class SessionStore:
         max_uploads: int = 16,
         max_uploads_total: int = 256,
         clock: Callable[[], float] = time.monotonic,
+        idle_after: float = 60.0,
+        busy: Callable[[str], bool] = lambda sid: False,
     ):
         self.idle_timeout = float(idle_timeout)
+        self.idle_after = min(float(idle_after), self.idle_timeout)
         self.max_sessions = int(max_sessions)
         self.max_uploads = int(max_uploads)
         self.max_uploads_total = int(max_uploads_total)
         self.clock = clock
-        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self.busy = busy
+        self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently seen first
         self._uploads: OrderedDict[tuple[str, str], None] = OrderedDict()  # (session, name), oldest first
         self._lock = threading.Lock()
 
     def _sweep(self, now: float) -> None:
         while self._sessions:
             sid, s = next(iter(self._sessions.items()))
-            if now - s.last_seen < self.idle_timeout and len(self._sessions) <= self.max_sessions:
+            if now - s.last_seen < self.idle_timeout:
                 break
             self._drop(sid)
 
@@ -389,21 +475,37 @@ class SessionStore:
         for name in s.uploads:
             self._uploads.pop((sid, name), None)
 
-    def get_or_create(self, sids: list[str]) -> tuple[Session, bool]:
-        """The session of the first cookie value in ``sids`` that this store issued, or a new one
-        (``True``: set the cookie)."""
+    def get(self, sids: list[str]) -> Session | None:
+        """The session of the first cookie value in ``sids`` that this store issued (None: none)."""
         with self._lock:
             now = self.clock()
             self._sweep(now)
             s = next((self._sessions[x] for x in sids if x in self._sessions), None)
-            created = s is None
-            if s is None:
-                s = Session(new_id(), now)
-                self._sessions[s.id] = s
-                self._sweep(now)
-            s.last_seen = now
-            self._sessions.move_to_end(s.id)
-            return s, created
+            if s is not None:
+                s.last_seen = now
+                self._sessions.move_to_end(s.id)
+            return s
+
+    def create(self) -> Session:
+        """A new session (the caller sets its cookie); :class:`StoreFull` if the store is full and
+        no session in it is idle."""
+        with self._lock:
+            now = self.clock()
+            self._sweep(now)
+            if len(self._sessions) >= self.max_sessions:
+                victim = next(
+                    (sid for sid, s in self._sessions.items()
+                     if now - s.last_seen >= self.idle_after and not self.busy(sid)),
+                    None,
+                )  # fmt: skip
+                if victim is None:
+                    raise StoreFull(
+                        f"the server is full: it holds {self.max_sessions} sessions and none is idle; try again later"
+                    )
+                self._drop(victim)
+            s = Session(new_id(), now)
+            self._sessions[s.id] = s
+            return s
 
     def add_upload(self, session: Session, record: Record) -> str:
         with self._lock:

@@ -8,6 +8,7 @@ game has ended, the table and text are the open view and the summary lists every
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from ..core.game import GameDef
 from ..records import Record, RecordError, redact, restore, to_text
 from ..records.format import check_game, jsonable
 from ..records.redact import seat_index, views
+from ..records.replay import states
 from .sessions import GameSession, label
 
 
@@ -141,14 +143,68 @@ def dealt_table(record: Record, step: int, seat: int) -> dict[str, Any]:
     }
 
 
+class Positions:
+    """The positions of one full record, restored once: an engine clone every ``every`` moves,
+    made as far as a request has needed, and the seat views of its text. :meth:`engine_at` then
+    costs at most ``every`` engine steps, whatever the record's length, and :meth:`text` no replay
+    at all (the text of a seat's view is that of the record redacted for the seat, kept here)."""
+
+    def __init__(self, record: Record, every: int = 128):
+        self.record, self.every = record, every
+        self.game = check_game(record)
+        self._states = states(record)
+        self._marks: list = []  # the engine after move i * every
+        self._views: dict[int, Record] = {}
+        self._open: tuple[list[str], list[list[str]]] | None = None
+        self._lock = threading.Lock()
+
+    def engine_at(self, step: int):
+        """A fresh engine after move ``step`` (0 <= step <= len(actions), checked by the caller)."""
+        with self._lock:
+            if not self._marks:
+                self._marks.append(next(self._states).clone())
+            while len(self._marks) <= step // self.every:
+                engine = None
+                for _ in range(self.every):
+                    engine = next(self._states)
+                self._marks.append(engine.clone())
+            engine = self._marks[step // self.every].clone()
+        acts = self.record.actions
+        for i in range(step - step % self.every, step):
+            engine.step(self.game.action_from_string(acts[i]["action"]))
+        return engine
+
+    def open_view(self) -> tuple[list[str], list[list[str]]]:
+        """The move names and ``seen`` of the open view (:func:`views`), made once."""
+        if self._open is None:
+            self._open = views(self.record, lambda mover: mover)[1:]
+        return self._open
+
+    def view(self, seat: int) -> Record:
+        """The record redacted for ``seat``, made once."""
+        with self._lock:
+            found = self._views.get(seat)
+        if found is None:
+            found = redact(self.record, seat)
+            with self._lock:
+                self._views[seat] = found
+        return found
+
+
 def replay_step(
-    record: Record, step: int, seat: int | str | None, log: list[dict[str, Any]] | None = None
+    record: Record,
+    step: int,
+    seat: int | str | None,
+    log: list[dict[str, Any]] | None = None,
+    cache: Positions | None = None,
 ) -> dict[str, Any]:
     """``GET /api/replays/{name}/step/{k}``: the position after move ``step`` from ``seat``'s view
     (None: the open view). A full record is restored there (``Engine.table``); a redacted one has
     only its own seat's view and cannot be restored, so its table is the deal as dealt
-    (:func:`dealt_table`). ``log``: :func:`record_log` of that view, if the caller keeps it. Bad
-    steps and seats raise ``RecordError`` (a ``ValueError``)."""
+    (:func:`dealt_table`). ``log``: :func:`record_log` of that view, and ``cache``: the record's
+    :class:`Positions`, if the caller keeps them (then a step costs a bounded number of engine
+    steps, not a replay of the whole record). Bad steps and seats raise ``RecordError`` (a
+    ``ValueError``)."""
     moves = len(record.actions)
     if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= moves:
         raise RecordError(f"step must be a move 0..{moves}, got {step!r}")
@@ -163,16 +219,24 @@ def replay_step(
         text = to_text(record, seat=own, step=step)
         return {"table": dealt_table(record, step, own), "text": text, "log": log, "move": step, "moves": moves}
     s = None if seat is None else seat_index(record, seat)
-    engine = restore(record, step=step).unwrapped.engine
+    engine = restore(record, step=step).unwrapped.engine if cache is None else cache.engine_at(step)
     ended = engine.terminal or engine.truncated
     viewer = None if s is None or ended else s  # once it has ended the rules have shown every card
+    if cache is not None:
+        text = (
+            to_text(cache.view(s), seat=s, step=step)
+            if s is not None
+            else to_text(record, None, step, open_view=cache.open_view())
+        )
+    else:
+        text = to_text(record, seat=s, step=step)
     return {
         "table": jsonable(engine.table(viewer)),
-        "text": to_text(record, seat=s, step=step),
+        "text": text,
         "log": (record_log(record, s) if log is None else log)[:step],
         "move": step,
         "moves": moves,
     }
 
 
-__all__ = ["catalog", "dealt_table", "game_view", "record_entry", "record_log", "replay_step"]
+__all__ = ["Positions", "catalog", "dealt_table", "game_view", "record_entry", "record_log", "replay_step"]

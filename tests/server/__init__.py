@@ -34,6 +34,7 @@ def factory(spec: str, game, seed):
 def make_app(**kwargs: Any):
     kwargs.setdefault("agent_factory", factory)
     kwargs.setdefault("agents", AGENTS)
+    kwargs.setdefault("move_pad", 0)  # the pacing has tests of its own; the others need no wait
     return create_app(**kwargs)
 
 

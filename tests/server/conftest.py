@@ -140,7 +140,7 @@ def live_server(records_dir) -> Iterator[LiveServer]:
     need_browser()
     from kortmiljo.server import create_app
 
-    app = create_app(agent_factory=agent_factory, records_dir=records_dir)
+    app = create_app(agent_factory=agent_factory, records_dir=records_dir, move_pad=0)
     server = LiveServer(app).start()
     yield server
     server.stop()

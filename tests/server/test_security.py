@@ -235,10 +235,11 @@ def test_ids_are_128_bit_random_and_cookies_strict(app):
 def test_a_cookie_the_server_did_not_issue_is_replaced(app):
     c = client(app)
     c.cookies.set("kortmiljo_session", "attacker-chosen-value-0")
-    r = c.get("/api/catalog")
+    assert "set-cookie" not in c.get("/api/catalog").headers  # reading makes no session
+    r = c.post("/api/games", json={"game": "spokelse", "opponents": ["random"]})
     assert "set-cookie" in r.headers and "attacker-chosen" not in r.headers["set-cookie"]
-    r2 = c.get("/api/catalog")
-    assert "set-cookie" not in r2.headers  # the issued one is kept
+    r2 = c.post("/api/games", json={"game": "spokelse", "opponents": ["random"]})
+    assert r2.status_code == 201 and "set-cookie" not in r2.headers  # the issued one is kept
 
 
 def test_security_headers(app):
