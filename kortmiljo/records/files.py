@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import kortmiljo.records.format as fmt  # its bounds are read at call time, so a caller may lower them
+
 from ..core import jsonsafe
 from ..core.files import atomic_write
-from . import format as fmt
 from .format import Record, RecordError, dumps, from_dict
 from .replay import verify as verify_moves
 
