@@ -6,9 +6,10 @@ then says whether an opponent who followed suit had another card of that suit. W
 (``--move-pad``, default 0.5 s) every answer waits ``pad`` seconds per opponent move from the
 start of its work, so both kinds take the same time.
 
-The human plays random legal moves against two ``search`` opponents in Sprøyte; each answer that
-followed exactly one opponent move is classed by whether that move was forced. The table gives the
-median and the 10th–90th percentiles of each class, for pad 0 and the given pad, in one run:
+The human plays random legal moves against two ``search`` opponents in Sprøyte; each answer is
+classed by how many opponent moves it followed (1 or 2) and whether all of them were forced. The
+table gives the median and the 10th–90th percentiles of each class, for pad 0 and the given pad,
+in one run, and how many answers took longer than their pad (overruns):
 
     python benchmarks/web_timing.py [--pad 0.5] [--games 4] [--opponent search] [--json out.json]
 """
@@ -58,7 +59,7 @@ def run(pad: float, games: int, opponent: str, seed: int) -> dict[str, list[floa
     )
     c = TestClient(app)
     rng = random.Random(seed)
-    out: dict[str, list[float]] = {"forced": [], "unforced": []}
+    out: dict[str, list[float]] = {f"{k} {kind}": [] for k in (1, 2) for kind in ("forced", "unforced")}
     for g in range(games):
         v = c.post("/api/games", json={"game": "sproyte", "opponents": [opponent], "seed": seed + g}).json()
         while v["status"] == "playing":
@@ -67,15 +68,15 @@ def run(pad: float, games: int, opponent: str, seed: int) -> dict[str, list[floa
             r = c.post(f"/api/games/{v['id']}/actions", json={"action": rng.choice(v["legal"])["name"]})
             took = time.perf_counter() - t
             v = r.json()
-            if len(notes) == 1:
-                out["forced" if notes[0] == 1 else "unforced"].append(took)
+            if len(notes) in (1, 2):
+                out[f"{len(notes)} {'forced' if max(notes) == 1 else 'unforced'}"].append(took)
     out["overruns"] = [app.state.pacing.overruns, app.state.pacing.answers]
     return out
 
 
 def summary(xs: list[float]) -> str:
     if not xs:
-        return "      (none)"
+        return "(none)"
     q = np.percentile(xs, [10, 90])
     return f"{statistics.median(xs) * 1000:8.1f} ms  ({q[0] * 1000:6.1f}–{q[1] * 1000:6.1f}, n={len(xs)})"
 
@@ -89,13 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None)
     args = p.parse_args(argv)
     results = {}
-    print(f"Sprøyte, human random vs 2× {args.opponent}; answers after one opponent move (median, p10–p90)")
-    print(f"{'pad':>6}  {'forced':>40}  {'unforced':>40}  overruns")
+    print(f"Sprøyte, human random vs 2× {args.opponent}; answer times by opponent moves (median, p10–p90)")
+    print(f"{'pad':>5} {'moves':>5}  {'all forced':>38}  {'some unforced':>38}  overruns")
     for pad in (0.0, args.pad):
         r = run(pad, args.games, args.opponent, args.seed)
         results[str(pad)] = r
         over = f"{r['overruns'][0]}/{r['overruns'][1]}"
-        print(f"{pad:6.2f}  {summary(r['forced']):>40}  {summary(r['unforced']):>40}  {over}")
+        for k in (1, 2):
+            row = f"{summary(r[f'{k} forced']):>38}  {summary(r[f'{k} unforced']):>38}"
+            print(f"{pad:5.2f} {k:5}  {row}  {over if k == 1 else ''}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
