@@ -471,7 +471,6 @@ def create_app(
             g = build_game(doc, names, factory, session.id, clock, client=client, move_timeout=move_timeout)
             with g.lock:
                 pacing.note(g, began, g.opponent_moves)
-                g.opponent_moves = 0
             return g, view_bytes(g)
 
         g, body = await run_in_threadpool(work)
@@ -498,11 +497,11 @@ def create_app(
         def work():
             with g.lock:
                 began = pacing.now()
+                g.opponent_moves = 0
                 try:
                     g.act(doc["action"])
-                finally:
+                finally:  # a failed move is paced too, by the moves made before it failed
                     pacing.note(g, began, g.opponent_moves)
-                    g.opponent_moves = 0
                 return dumps(game_view(g))
 
         return answer(await paced(g, work))

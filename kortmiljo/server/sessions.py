@@ -110,7 +110,8 @@ class GameSession:
         self.move_timeout = move_timeout
         self.failure: str | None = None  # why the game was stopped (an opponent failed), if it was
         self.ready_at = 0.0  # time.monotonic() before which no answer about this game goes out (pacing)
-        self.opponent_moves = self.play_opponents()
+        self.opponent_moves = 0  # the opponents' moves since the app last reset it (its pacing counts them)
+        self.play_opponents()
 
     # ---- state -------------------------------------------------------------------------------
     @property
@@ -169,15 +170,16 @@ class GameSession:
             }
         )
 
-    def play_opponents(self) -> int:
-        """Let the opponents play until the human is on move or the game has ended; how many moves
-        they made. Each move goes through :func:`~kortmiljo.core.guard.guarded_act` with
-        ``move_timeout``: an agent that fails or runs out of time stops the game (``failure``) and
-        raises :class:`ApiError` 500 naming the agent and the move."""
+    def play_opponents(self) -> None:
+        """Let the opponents play until the human is on move or the game has ended, counting their
+        moves in ``opponent_moves`` (after a failure, those made before it). Each move goes through
+        :func:`~kortmiljo.core.guard.guarded_act` with ``move_timeout``: an agent that fails or runs
+        out of time stops the game (``failure``) and raises :class:`ApiError` 500 naming the agent
+        and the move."""
         e = self.engine
-        for played in range(MAX_OPPONENT_MOVES):
+        for _ in range(MAX_OPPONENT_MOVES):
             if self.over or e.current_player == self.seat:
-                return played
+                return
             s = e.current_player
             policy = self.policies[s]
             try:
@@ -190,6 +192,7 @@ class GameSession:
                     timeout=self.move_timeout,
                 )
                 self._step(int(action))
+                self.opponent_moves += 1
             except (AgentError, IllegalActionError) as err:
                 self.failure = f"the game was stopped: {err}"
                 raise ApiError(500, self.failure) from None
@@ -215,7 +218,7 @@ class GameSession:
             what = "not an action of this game" if action is None else "not legal now"
             raise ApiError(409, f"that move is {what}; the legal moves are: {', '.join(legal)}", legal=legal)
         self._step(action)
-        self.opponent_moves = self.play_opponents()
+        self.play_opponents()
 
     # ---- hints ---------------------------------------------------------------------------------
     def hint(self, agent: str, factory: AgentFactory) -> dict[str, Any]:

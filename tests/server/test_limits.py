@@ -369,3 +369,40 @@ def test_an_unseeded_game_has_no_seed_in_its_in_play_record():
     rec = c.get(f"/api/games/{v['id']}/record").json()
     assert rec["seed"] is None and rec["redacted_for"] == v["seat"]
     assert load_game("sproyte").num_players == 3
+
+
+def test_an_answer_that_ends_in_a_failure_is_paced_by_the_moves_made_before_it():
+    calls: list[int] = []
+
+    class FailsOnItsSecondMove:
+        def act(self, obs, engine=None):
+            if calls:
+                calls.append(1)
+                if len(calls) == 3:
+                    raise RuntimeError("boom")
+            return int(np.flatnonzero(obs["action_mask"])[0])
+
+    app = make_app(agent_factory=lambda spec, game, seed: FailsOnItsSecondMove(), agents=["f"], move_pad=0.5)
+    slept: list[float] = []
+
+    async def sleep(d):
+        slept.append(d)
+
+    t = [10.0]
+    app.state.pacing.now, app.state.pacing.sleep = (lambda: t[0]), sleep
+    c = client(app)
+    v = new_game(c, game="sproyte", opponents=["f"], seed=2).json()
+    g = app.state.games.peek(v["id"])
+    calls.append(0)  # from now on the second opponent move fails
+    for _ in range(50):
+        t[0] += 100  # the earlier answers' pace has passed
+        slept.clear()
+        logged = len(g.log)
+        r = c.post(f"/api/games/{v['id']}/actions", json={"action": v["legal"][0]["name"]})
+        if r.status_code != 200:
+            break
+        v = r.json()
+    assert r.status_code == 500 and "boom" in r.json()["error"]
+    made = len(g.log) - logged - 1  # the opponents' moves of this answer that were made
+    assert made == 1  # the first opponent to move after the flag moved, the second failed
+    assert slept == [pytest.approx(0.5)]
