@@ -381,14 +381,6 @@ class GameStore:
             self._sweep()
             self._victims(owner, client)
 
-    def has_room(self) -> bool:
-        """Whether :meth:`add` would take a game now, as far as the server's cap goes."""
-        try:
-            self.check_room(None, None)
-        except StoreFull as err:
-            return err.status != 503
-        return True
-
     def add(self, game: GameSession) -> None:
         with self._lock:
             self._sweep()
