@@ -458,23 +458,25 @@ def create_app(
         doc = parse_json(await read_body(request, MAX_BODY, read_timeout))
         session = session_of(request)
         client = client_of(request)
-        created = session is None
+        owner = session.id if session is not None else None
         try:  # before any work; add() checks again
-            store.check_room(session.id if session is not None else None, client)
-            if session is None:
-                session = sessions.create()
+            store.check_room(owner, client)
         except StoreFull as err:
             raise ApiError(err.status, str(err)) from None
         began = pacing.now()
 
         def work():
-            g = build_game(doc, names, factory, session.id, clock, client=client, move_timeout=move_timeout)
+            g = build_game(doc, names, factory, owner, clock, client=client, move_timeout=move_timeout)
             with g.lock:
                 pacing.note(g, began, g.opponent_moves)
             return g, view_bytes(g)
 
         g, body = await run_in_threadpool(work)
+        created = session is None  # a session only for a game that started: a refused one makes none
         try:
+            if created:
+                session = sessions.create()
+                g.owner = session.id
             store.add(g)
         except StoreFull as err:
             raise ApiError(err.status, str(err)) from None

@@ -406,3 +406,11 @@ def test_an_answer_that_ends_in_a_failure_is_paced_by_the_moves_made_before_it()
     made = len(g.log) - logged - 1  # the opponents' moves of this answer that were made
     assert made == 1  # the first opponent to move after the flag moved, the second failed
     assert slept == [pytest.approx(0.5)]
+
+
+def test_a_refused_game_makes_no_session():
+    app = make_app()
+    for body in ({"game": "nope"}, {"game": "sproyte", "seat": 7}, {"game": "sproyte", "config": {"max_deals": 0}}):
+        r = client(app).post("/api/games", json=body)
+        assert r.status_code == 422 and "set-cookie" not in r.headers
+    assert len(app.state.sessions) == 0
