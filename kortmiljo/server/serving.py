@@ -10,7 +10,7 @@ h11 protocol with three checks added where the connection is made and where each
   a connection over either is answered ``503`` and closed at once, before it is read;
 * ``read_timeout`` seconds for a request's line and headers to arrive, from the moment the
   connection opens or the previous answer ends: a connection that has not sent a whole request
-  head by then is closed (the body has its own limit, :func:`kortmiljo.server.app.read_body`);
+  head by then is closed (the body has its own limit, :func:`kortmiljo.server.requests.read_body`);
 * the size of a request head stays uvicorn's (``h11_max_incomplete_event_size``, 16 KiB).
 
 A reverse proxy in front (docs/web.md, "Security model") does the same and more; these bounds keep

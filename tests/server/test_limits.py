@@ -283,7 +283,7 @@ def test_replay_step_numbers_and_seats(tmp_path):
 
 
 def test_a_slow_body_gets_408():
-    from kortmiljo.server.app import read_body
+    from kortmiljo.server.requests import read_body
     from kortmiljo.server.sessions import ApiError
 
     class Slow:
