@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -377,25 +378,24 @@ class MLPPolicy(Policy):
         (weights that overflow on this input) is a ``ValueError`` naming the weights file: an
         argmax or softmax over such logits could pick an illegal action."""
         legal = np.asarray(mask) > 0
-        with np.errstate(over="ignore", invalid="ignore"):
-            logits = self._forward(x[..., : self.actor_inputs], self.weights.actor)
-        bad = legal & ~np.isfinite(logits)
-        if bad.any():
-            row, action = (int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(
-                f"{self.weights.source}: the network's logit for legal action {action} "
-                f"({self.game.action_names[action]}) is {logits[row, action]}, not a finite number; the weights "
-                "overflow on this observation"
-            )
+        logits = self._forward(x[..., : self.actor_inputs], self.weights.actor)
+        if not math.isfinite(logits.sum()):  # the cheap test of every decision; the exact one when it fails
+            bad = legal & ~np.isfinite(logits)
+            if bad.any():
+                row, action = (int(i) for i in np.argwhere(bad)[0])
+                raise ValueError(
+                    f"{self.weights.source}: the network's logit for legal action {action} "
+                    f"({self.game.action_names[action]}) is {logits[row, action]}, not a finite number; the weights "
+                    "overflow on this observation"
+                )
         return np.where(legal, logits, -np.inf)
 
     def value(self, obs: dict[str, np.ndarray]) -> float | None:
         """The critic's estimate of the return of the seat to move, or None without a critic."""
         if not self.weights.critic:
             return None
-        with np.errstate(over="ignore", invalid="ignore"):
-            v = float(self._forward(self.vector(obs)[None, :], self.weights.critic)[0, 0])
-        if not np.isfinite(v):
+        v = float(self._forward(self.vector(obs)[None, :], self.weights.critic)[0, 0])
+        if not math.isfinite(v):
             raise ValueError(f"{self.weights.source}: the critic's value is {v}, not a finite number")
         return v
 
