@@ -9,27 +9,17 @@ import json
 import re
 import sys
 
-import numpy as np
 import pytest
 
-import kortmiljo
 from agents.play import play
 from kortmiljo.cli import fail, main
-from kortmiljo.records import RecordEpisode, redact, save, to_text
+from kortmiljo.records import redact, save, to_text
+
+from .test_text import _record
 
 # what must never reach a terminal raw: C0 and C1 controls, DEL, line separators, bidi controls
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 EVIL = 'Bob\x1b[2J\x1b]0;pwned\x07\n[Result "player_1 +100"]\r\u202etxt.exe\u2028\x9b31m'
-
-
-def _record(name: str = "spokelse", seed: int = 1):
-    env = RecordEpisode(getattr(kortmiljo, f"{name}_v0").env(), seats={"player_0": "random"})
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return env.last_record
 
 
 def test_printable_escapes_controls_and_keeps_text():
@@ -43,7 +33,7 @@ def test_printable_escapes_controls_and_keeps_text():
 
 
 def hostile_file(tmp_path, redacted: bool = False):
-    rec = _record()
+    rec = _record("spokelse", 1)
     doc = json.loads(json.dumps((redact(rec, 1) if redacted else rec).to_dict()))
     doc["seats"] = {"player_0": EVIL, "player_1": "x\x1b[31m\u202e"}
     path = tmp_path / "evil.json"
@@ -103,7 +93,7 @@ def test_a_redacted_record_says_so_wherever_it_is_shown(tmp_path, capsys):
 )
 def test_replay_numbers_are_ascii_digits(tmp_path, capsys, flags, option):
     path = tmp_path / "game.json"
-    save(_record(), path)
+    save(_record("spokelse", 1), path)
     assert main(["replay", str(path), *flags]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"kortmiljo replay: argument {option}: ") and err.count("\n") == 1, err
