@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)  ## the main job: train a small agent and evaluate it against the baselines
-	$(PY) -m train.demo
+	$(PY) -m kortmiljo.train.demo
 
 # the browser tests drive the system's Chromium (Debian's package works offline with Playwright)
 chromium:

@@ -17,7 +17,7 @@ from the agent under test even where both have the same name). Every deal is pla
 of the agent (duplicate deals, seats rotated: in rotation ``r`` the agent sits in seat ``r``), each
 time on the same deck, dealer and episode seed, so card luck cancels. (``run_tournament`` with
 ``[agent, O, O]`` would number the two O's as two agents, and with ``[agent, O]`` in four seats
-would seat the agent twice; hence this module's own loop over :func:`agents.tournament.play_game`.)
+would seat the agent twice; hence this module's own loop over :func:`kortmiljo.agents.tournament.play_game`.)
 
 **Game counts** (kb1; docs/benchmark.md has the measurements). From the per-deal standard
 deviation of heuristic_v0's reward (and of stand-ins: heuristic variants, random play) against
@@ -29,7 +29,7 @@ agent's whole benchmark near 10 minutes per game on two cores: ±0.03 in Spøkel
 about ±0.14 in Sprøyte and ±0.3 chips in Femkortskille.
 
 **Seeds.** Deal ``d`` of a game comes from ``numpy.random.default_rng([deal_seed, d])`` (the deck
-order, the dealer, the episode seed, drawn as :func:`agents.tournament.run_tournament` draws them),
+order, the dealer, the episode seed, drawn as :func:`kortmiljo.agents.tournament.run_tournament` draws them),
 the same deals for every opponent. Before every game both agents are re-seeded
 (``Policy.seed``) from ``SeedSequence([deal_seed, crc32(opponent), d, r, side])``, so a game's
 result depends on nothing but the protocol, the game, the configuration and the agent: not on the
@@ -38,13 +38,13 @@ same agent on the same protocol give identical numbers, with any ``--workers`` (
 whose randomness does not come from its ``seed`` (a plug-in with only ``act``) forfeits that.
 
 **Numbers.** The unit is the deal: the agent's reward in a deal is its mean over the rotations;
-``mean`` and ``ci95`` (Student-t, :func:`agents.stats.mean_ci`) are over those per-deal means. Each
+``mean`` and ``ci95`` (Student-t, :func:`kortmiljo.agents.stats.mean_ci`) are over those per-deal means. Each
 game also counts as a win (reward > 0), a draw (0) or a loss (< 0) for the agent; ``win_rate`` is
 wins per scored game, with its Wilson interval. ``outcomes`` spells every game in order (``W``,
 ``D``, ``L``; ``T`` for a game a cap cut short, which is counted in ``truncated`` and not scored):
 ``deal_outcomes`` spells every deal the same way by the sign of the agent's mean over the deal's
 rotations (the duplicate comparison: above 0, it did better in those seats than the opponent
-does); the leaderboard (:mod:`agents.leaderboard`) rates from it.
+does); the leaderboard (:mod:`kortmiljo.agents.leaderboard`) rates from it.
 
 **Configurations.** ``--config`` plays the protocol in another configuration of the game. The
 ``config_hash`` (sha256 of the canonical JSON of :meth:`kortmiljo.core.game.Game.fingerprint`:
@@ -237,7 +237,7 @@ def play_deals(
 ) -> list:
     """Play ``deals`` against one opponent; per deal a list of (agent's reward, or None if cut short) per rotation.
 
-    Every move is guarded (:func:`agents.tournament.play_game`): an agent or opponent that raises,
+    Every move is guarded (:func:`kortmiljo.agents.tournament.play_game`): an agent or opponent that raises,
     exits or takes more than ``move_timeout`` seconds (None: no limit) over a move ends it with an
     :class:`~kortmiljo.core.errors.AgentError` naming it, the opponent, the deal and the move."""
     env = OrderEnforcing(CardGameEnv(game))
@@ -334,7 +334,7 @@ def run_benchmark(
     progress: bool = False,
     move_timeout: float | None = None,
 ) -> dict:
-    """Benchmark ``agent`` (a name for :func:`agents.registry.make_agent`, or a Policy) on a protocol.
+    """Benchmark ``agent`` (a name for :func:`kortmiljo.agents.registry.make_agent`, or a Policy) on a protocol.
 
     ``pool`` (names, or a dict name → spec/Policy) and ``games`` (one count for every opponent,
     or a dict name → count) override the protocol's; the result then says ``"complete": false``.

@@ -4,7 +4,7 @@ A game's scripted baselines live in ``agents/<game>_heuristic.py``: such a modul
 ``GAME`` (the game's name) and ``AGENTS`` (agent name → policy class), and is found here by
 that file-name convention, so no module lists the games. :func:`register_agent` adds an agent
 at run time (a plug-in game's heuristic, say). Names of every game (``random``, ``search``,
-``ppo:PATH``) are resolved by :mod:`agents.registry`, which builds on this.
+``ppo:PATH``) are resolved by :mod:`kortmiljo.agents.registry`, which builds on this.
 """
 
 from __future__ import annotations
@@ -60,5 +60,5 @@ def heuristic_for(game: Game, seed: int | None = None) -> Heuristic:
         return RandomRollout(game, seed)
     policy = game_agents(game.name)[name](game, seed=seed)
     if not isinstance(policy, Heuristic):
-        raise TypeError(f"{policy!r} is registered as {game.name}'s {name} but is not an agents.base.Heuristic")
+        raise TypeError(f"{policy!r} is registered as {game.name}'s {name} but is not a Heuristic")
     return policy

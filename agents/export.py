@@ -1,7 +1,7 @@
 """``kortmiljo export MODEL.zip OUT.npz``: a trained ``ppo:`` model in the safe numpy weights format.
 
 The SB3 policy's actor (its policy MLP and action head) and critic (value MLP and head) are
-copied layer by layer into :mod:`agents.pretrained`'s ``.npz`` format, with the game's
+copied layer by layer into :mod:`kortmiljo.agents.pretrained`'s ``.npz`` format, with the game's
 fingerprint from the model's ``config.json``. A model with a privileged critic (it reads hidden
 cards) is exported without its critic. Before the file is written, the numpy network's masked
 logits are compared with the torch policy's on observations of real games; any difference

@@ -364,4 +364,4 @@ def _binom(m: int, j: int, q: float) -> float:
     return comb(m, j) * q**j * (1 - q) ** (m - j)
 
 
-AGENTS = {"heuristic_v0": FemkortskilleHeuristic}  # found by agents.registry
+AGENTS = {"heuristic_v0": FemkortskilleHeuristic}  # found by kortmiljo.agents.registry

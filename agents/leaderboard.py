@@ -1,6 +1,6 @@
 """The benchmark leaderboard: ``kortmiljo leaderboard FILE [--game G] [--png OUT.png]``.
 
-**The file** is one JSON list of benchmark results (:mod:`agents.benchmark`, docs/benchmark.md),
+**The file** is one JSON list of benchmark results (:mod:`kortmiljo.agents.benchmark`, docs/benchmark.md),
 oldest first; ``kortmiljo benchmark … --leaderboard FILE`` appends to it (made if missing), and
 every write replaces the whole file atomically (:func:`kortmiljo.core.files.atomic_write`), so a
 reader never sees half a list. A file that is not JSON, not a list, or that holds an entry of the

@@ -170,7 +170,7 @@ def _opponents(g: Game, n: int, seat: int, opponents: list[Any], seed: int) -> t
 
 def _make(g: Game, specs: dict[int, Any], seed: int) -> tuple[dict, dict]:
     """The policy and the name of each seat; a spec is a string or an object (a Policy, used as it
-    is, or anything with ``act(obs)``, wrapped: :func:`agents.plugins.as_policy`)."""
+    is, or anything with ``act(obs)``, wrapped: :func:`kortmiljo.agents.plugins.as_policy`)."""
     policies = {}
     for s, spec in specs.items():
         if isinstance(spec, str):
@@ -274,7 +274,7 @@ def play(
     """One game in the terminal; returns the exit status (0 also when the person quits).
 
     ``opponents``: agents cycled over the other seats (default ``["heuristic"]``): specs
-    (:mod:`agents.registry`), Policy objects, or any object with ``act(obs)`` (wrapped);
+    (:mod:`kortmiljo.agents.registry`), Policy objects, or any object with ``act(obs)`` (wrapped);
     ``record``: a file to save the game's record in (see the module docstring); ``move_timeout``:
     the longest an agent's move may take, in seconds (None: no limit). An agent that raises, exits
     or takes longer ends the game with an :class:`~kortmiljo.core.errors.AgentError` naming it and

@@ -412,7 +412,7 @@ class MLPPolicy(Policy):
     def act_seat(self, engine: Any, seat: int) -> int:
         """:meth:`act` for the seat on move of ``engine``, the advisor's move read from the engine by
         its own ``act_seat`` (no decoding of the observation; a test checks the moves are equal):
-        what :mod:`train.oracle_data`'s rollouts call, about 30 % faster with a heuristic advisor."""
+        what :mod:`kortmiljo.train.oracle_data`'s rollouts call, about 30 % faster with a heuristic advisor."""
         obs = engine.observation(seat)
         if self.advisor is None or not hasattr(self.advisor, "act_seat") or not obs["action_mask"].any():
             return self.act(obs)

@@ -1,10 +1,10 @@
 """Agents by name, for a configured game.
 
 Names (every game): ``random``; ``heuristic`` (= the newest ``heuristic_vN`` of the game, from
-:mod:`agents.catalog`); ``search`` (= ``search_v0``, determinized Monte Carlo over the game's
+:mod:`kortmiljo.agents.catalog`); ``search`` (= ``search_v0``, determinized Monte Carlo over the game's
 heuristic, or over random play where it has none); ``pretrained`` (= the newest ``pretrained_vN``
 that ships for the game, a numpy MLP whose weights lie in ``agents/weights/<game>_vN.npz``,
-:mod:`agents.pretrained`).
+:mod:`kortmiljo.agents.pretrained`).
 Versioned names keep published results comparable when a newer version lands.
 
 Specs that name a file or code (docs/agents.md), checked in this order after the names:
@@ -12,8 +12,8 @@ Specs that name a file or code (docs/agents.md), checked in this order after the
 * ``ppo:PATH`` (a MaskablePPO model from ``kortmiljo train``) and ``rllib:PATH`` (a learner
   trained with ``kortmiljo train --backend rllib``);
 * ``PATH.zip`` (= ``ppo:PATH.zip``) and ``PATH.npz`` (a weights file in the package's own,
-  pickle-free format: :func:`agents.pretrained.load_mlp_policy`);
-* ``path/to/file.py:attr`` and ``package.module:attr`` (:mod:`agents.plugins`): a Policy subclass,
+  pickle-free format: :func:`kortmiljo.agents.pretrained.load_mlp_policy`);
+* ``path/to/file.py:attr`` and ``package.module:attr`` (:mod:`kortmiljo.agents.plugins`): a Policy subclass,
   a factory or any object with ``act(obs)``.
 
 **Trust.** ``module:attr`` and ``file.py:attr`` import and run that code, as ``import`` does; a
@@ -21,7 +21,7 @@ Specs that name a file or code (docs/agents.md), checked in this order after the
 no code.
 
 :func:`make_agent` also takes the objects themselves (a Policy, a class, a factory, an object
-with ``act``: :func:`agents.plugins.as_policy`), so the Python API accepts them where the
+with ``act``: :func:`kortmiljo.agents.plugins.as_policy`), so the Python API accepts them where the
 command lines take a spec.
 """
 
@@ -126,7 +126,7 @@ def make_agent(
 
     ``spec``: a name or spec string (see the module docstring), or an object: a Policy (returned as
     it is), a Policy subclass, another class with ``act``, a factory or an object with ``act``
-    (:func:`agents.plugins.as_policy`). ``kwargs`` go to the agent's constructor or loader."""
+    (:func:`kortmiljo.agents.plugins.as_policy`). ``kwargs`` go to the agent's constructor or loader."""
     g = load_game(game, **(config or {})) if isinstance(game, str) else game
     if config and not isinstance(game, str):
         raise ValueError("pass either a configured Game or a game name with config, not both")

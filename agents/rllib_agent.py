@@ -121,9 +121,8 @@ def load_rllib_policy(path: str | Path, game: Game, seed: int | None = None, det
     if cfg is not None:
         check_compatible(cfg, game, str(path))
     try:
+        import kortmiljo.agents.rllib_module  # noqa: F401  (defines the module class the checkpoint names)
         from ray.rllib.core.rl_module.rl_module import RLModule
-
-        import agents.rllib_module  # noqa: F401  (defines the module class the checkpoint names)
     except ImportError as err:
         raise ValueError(f"rllib:{path} needs Ray RLlib: pip install 'kortmiljo[rllib]' ({err})") from err
     try:

@@ -2,8 +2,8 @@
 
 It lives with the agents because an ``rllib:PATH`` agent needs the class to load a checkpoint,
 and the agents layer never imports the training code; the backend
-(:mod:`train.rllib_backend`) builds its runs with it and re-exports it, so checkpoints that
-name ``train.rllib_backend.MaskedPPOTorchRLModule`` still load.
+(:mod:`kortmiljo.train.rllib_backend`) builds its runs with it and re-exports it, so checkpoints that
+name ``kortmiljo.train.rllib_backend.MaskedPPOTorchRLModule`` still load.
 
 :class:`MaskedPPOTorchRLModule` runs the network on the ``observations`` vector only and adds
 ``log(mask)`` (clamped) to the action logits in every forward pass (exploration, inference,

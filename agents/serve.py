@@ -2,7 +2,7 @@
 
 Starts the web app (docs/web.md; :func:`kortmiljo.server.create_app`) on uvicorn: play against
 the agents in a browser, watch the records of ``--records DIR`` and uploaded ones. The opponents
-and hints are the agents of :func:`agents.registry.make_agent`, by the names a request may use:
+and hints are the agents of :func:`kortmiljo.agents.registry.make_agent`, by the names a request may use:
 ``random``, ``heuristic``, ``search`` and their versioned names (``heuristic_v0``, ``search_v0``);
 trained models (``ppo:PATH``) are not offered, since a request must never name a file.
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
         from kortmiljo.server import create_app, serving
     except ModuleNotFoundError as err:
-        if (err.name or "").split(".")[0] in ("kortmiljo", "agents"):
+        if (err.name or "").split(".")[0] == "kortmiljo":
             raise
         hint = f"pip install 'kortmiljo[{EXTRAS.get('serve', 'web')}]'"
         return fail("kortmiljo serve", f"needs the package {err.name!r}, which is not installed ({hint})", 1)

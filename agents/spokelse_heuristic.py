@@ -533,6 +533,6 @@ class _Batch:
         return (total - mine) / (n - 1) - mine
 
 
-AGENTS = {"heuristic_v0": SpokelseHeuristic}  # found by agents.registry
+AGENTS = {"heuristic_v0": SpokelseHeuristic}  # found by kortmiljo.agents.registry
 
 __all__ = ["AGENTS", "GAME", "SpokelseHeuristic", "View"]

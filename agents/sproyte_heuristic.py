@@ -605,4 +605,4 @@ class SproyteHeuristic(Heuristic):
         return min(legal, key=lambda c: (win_chance(c), STRENGTH[c]))
 
 
-AGENTS = {"heuristic_v0": SproyteHeuristic}  # found by agents.registry
+AGENTS = {"heuristic_v0": SproyteHeuristic}  # found by kortmiljo.agents.registry

@@ -281,10 +281,10 @@ def run_tournament(
     """Play about ``games`` games of duplicate deals between ``agents`` and return the results dict.
 
     ``agents`` are names or specs (``"random"``, ``"heuristic"``, ``"search"``, ``"ppo:PATH"``,
-    ``"my_policy.py:MyPolicy"``: :mod:`agents.registry`), :class:`Policy` objects (used as they are),
-    or any object with ``act(obs)`` (wrapped: :class:`agents.plugins.PluginPolicy`, which checks
+    ``"my_policy.py:MyPolicy"``: :mod:`kortmiljo.agents.registry`), :class:`Policy` objects (used as they are),
+    or any object with ``act(obs)`` (wrapped: :class:`kortmiljo.agents.plugins.PluginPolicy`, which checks
     every action it returns); ``agent_kwargs`` maps a name to extra keyword arguments for
-    :func:`agents.registry.make_agent` (``{"search": {"worlds": 8}}``). The dict has the
+    :func:`kortmiljo.agents.registry.make_agent` (``{"search": {"worlds": 8}}``). The dict has the
     keys ``game``, ``config``, ``games``, ``agents`` and ``seconds``. ``record``: a folder to
     save every game in as a record (see "Records" in the module docstring; a folder that already
     holds records, or cannot be written, is refused with ``ValueError`` before the first game).

@@ -22,7 +22,10 @@ configuration, observation size or action count, raises ``ValueError`` saying wh
 
 from __future__ import annotations
 
+import base64
+import importlib
 import json
+import pickletools
 import sys
 import warnings
 import zipfile
@@ -279,6 +282,30 @@ class PPOPolicy(Policy):
         return self._choose(logits).astype(np.int64)
 
 
+# modules that moved: kortmiljo 0.1.0 installed the training code as the top-level package ``train``
+MOVED_MODULES = {"train.policy": "kortmiljo.train.policy"}
+
+
+def _moved_policy_class(path: Path):
+    """The policy class of a model saved before its module moved (:data:`MOVED_MODULES`), or None.
+
+    SB3 stores the class as a pickled global reference (module and name); read without unpickling.
+    """
+    with zipfile.ZipFile(path) as zf:
+        if "data" not in zf.namelist():
+            return None
+        data = json.loads(zf.read("data"))
+    blob = data.get("policy_class", {}).get(":serialized:") if isinstance(data, dict) else None
+    if not isinstance(blob, str):
+        return None
+    strings = [arg for _op, arg, _pos in pickletools.genops(base64.b64decode(blob)) if isinstance(arg, str)]
+    if len(strings) == 1:  # protocols 0-3: one GLOBAL op, "module name"
+        strings = strings[0].split(" ")
+    if len(strings) != 2 or strings[0] not in MOVED_MODULES:
+        return None
+    return getattr(importlib.import_module(MOVED_MODULES[strings[0]]), strings[1])
+
+
 def _load_sb3(path: Path):
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not an SB3 model file (not a zip archive; corrupt or truncated?)")
@@ -289,10 +316,12 @@ def _load_sb3(path: Path):
     from sb3_contrib import MaskablePPO
 
     zero = lambda _: 0.0  # noqa: E731  (replaces pickled schedules, which may not unpickle elsewhere)
+    custom = {"learning_rate": 0.0, "lr_schedule": zero, "clip_range": zero}
     try:
-        return MaskablePPO.load(
-            str(path), device="cpu", custom_objects={"learning_rate": 0.0, "lr_schedule": zero, "clip_range": zero}
-        )
+        moved = _moved_policy_class(path)
+        if moved is not None:
+            custom["policy_class"] = moved
+        return MaskablePPO.load(str(path), device="cpu", custom_objects=custom)
     except Exception as err:  # anything a broken archive throws, as one clear error
         raise ValueError(f"{path} could not be loaded as a MaskablePPO model: {type(err).__name__}: {err}") from err
 

@@ -21,8 +21,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
 
-from agents.registry import make_agent  # noqa: E402
 from kortmiljo import game_names, load_game  # noqa: E402
 
 AGENTS = ("random", "heuristic", "pretrained", "search")

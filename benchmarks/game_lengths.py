@@ -34,7 +34,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # agents/ lives beside the package
 
-from agents.registry import make_agent  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
+
 from kortmiljo import load_game  # noqa: E402
 
 AGENTS = ("random", "heuristic")

@@ -3,7 +3,7 @@
 ``SearchPolicy(prior=STUDENT, prior_top=K)`` searches only the student's K most probable legal
 actions and the heuristic's move, so its step budget buys more worlds per action (or, with fewer
 actions, the decision costs less). This plays plain search and guided search against the
-heuristic on the same duplicate deals (``agents.tournament.run_tournament``, one seat, the same
+heuristic on the same duplicate deals (``kortmiljo.agents.tournament.run_tournament``, one seat, the same
 seed), and optionally head to head, and prints each one's mean reward with its 95 % interval
 and its CPU milliseconds per searched decision.
 
@@ -25,9 +25,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.base import TimedPolicy as Timed  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.tournament import run_tournament  # noqa: E402
+from kortmiljo.agents.base import TimedPolicy as Timed  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
+from kortmiljo.agents.tournament import run_tournament  # noqa: E402
+
 from kortmiljo import load_game  # noqa: E402
 
 

@@ -15,7 +15,7 @@ departs, not *what* it sees there. No agent sees the hidden cards; only this mea
 
 ``--baseline AGENT`` puts another agent where the heuristic is (the other seats, the move departed
 from, the rollouts): ``--agent pretrained_v3 --baseline pretrained_v2`` is the one-step gain of
-v3 over v2, the figure that policy iteration's next step (``train.oracle_data --policy``) aims at.
+v3 over v2, the figure that policy iteration's next step (``kortmiljo.train.oracle_data --policy``) aims at.
 
 ``python benchmarks/oracle_gain.py sproyte --agent pretrained [--baseline heuristic] [--games 600] [--seed 0]``
 """
@@ -31,10 +31,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.registry import make_agent  # noqa: E402
-from agents.search import SearchPolicy  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
+from kortmiljo.agents.search import SearchPolicy  # noqa: E402
+from kortmiljo.train.oracle_data import rollout, seat_player  # noqa: E402
+
 from kortmiljo import load_game  # noqa: E402
-from train.oracle_data import rollout, seat_player  # noqa: E402
 
 
 def oracle_gain(game, agent, games: int, seed: int = 0, baseline: str = "heuristic") -> dict:

@@ -29,9 +29,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.registry import make_agent  # noqa: E402
-from agents.stats import mean_ci  # noqa: E402
-from agents.tournament import atomic_write, run_tournament  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
+from kortmiljo.agents.stats import mean_ci  # noqa: E402
+from kortmiljo.agents.tournament import atomic_write, run_tournament  # noqa: E402
+
 from kortmiljo import load_game  # noqa: E402
 
 

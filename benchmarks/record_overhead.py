@@ -6,7 +6,7 @@
     for), and wrapped with every record built (``on_end``: the ``all built`` column). They are
     timed alternately, ``--repeats`` times ``--seconds`` each, in one run; the table gives the
     median agent-steps/s of each (wall clock and CPU time) and their ratio.
-(b) A duplicate-deal tournament (:func:`agents.tournament.run_tournament`), by default Sprøyte
+(b) A duplicate-deal tournament (:func:`kortmiljo.agents.tournament.run_tournament`), by default Sprøyte
     heuristic vs heuristic vs random over ``--games`` games, without and with ``record=DIR`` (every
     game saved as a record file, the agents asked to explain their moves), alternately
     ``--repeats`` times; the median seconds of each and the ratio.
@@ -81,7 +81,7 @@ def bench_env(game: str, seconds: float, repeats: int) -> dict:
 
 def bench_tournament(game: str, agents: list[str], games: int, repeats: int, seed: int = 0) -> dict:
     """``run_tournament`` without and with ``record=DIR``, alternately; median seconds of each."""
-    from agents.tournament import run_tournament
+    from kortmiljo.agents.tournament import run_tournament
 
     walls: dict[str, list[float]] = {"plain": [], "record": []}
     cpus: dict[str, list[float]] = {"plain": [], "record": []}

@@ -13,7 +13,7 @@
    can only estimate the same action values from worse beliefs.
 
 3. **The best rule change found** (``--rule-deals N``): the heuristic with late takes
-   (``late_take=(5, 0.5)``, see :mod:`agents.spokelse_heuristic`) against ``heuristic_v0`` on N
+   (``late_take=(5, 0.5)``, see :mod:`kortmiljo.agents.spokelse_heuristic`) against ``heuristic_v0`` on N
    duplicate deals, every game of them at once in numpy (the heuristics' batched decisions).
    Deterministic players agree on most deals, so even a tiny margin gets a tight interval.
 4. **Full-information endgame** (``--endgame-deals N``): at every decision with at most k stock
@@ -39,9 +39,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.search import SearchPolicy  # noqa: E402
-from agents.spokelse_heuristic import DISCARD, DRAW, SWAP0, TAKE, Phase, SpokelseHeuristic, _Batch  # noqa: E402
-from agents.tournament import atomic_write, run_tournament  # noqa: E402
+from kortmiljo.agents.search import SearchPolicy  # noqa: E402
+from kortmiljo.agents.spokelse_heuristic import DISCARD, DRAW, SWAP0, TAKE, Phase, SpokelseHeuristic, _Batch  # noqa: E402
+from kortmiljo.agents.tournament import atomic_write, run_tournament  # noqa: E402
+
 from kortmiljo import load_game  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """Playing strength: the round robin random / heuristic / search / pretrained in every game.
 
 For every available game in its default configuration, each pair of the reference agents
-plays a duplicate-deal tournament (:func:`agents.tournament.run_tournament`: every deal in
+plays a duplicate-deal tournament (:func:`kortmiljo.agents.tournament.run_tournament`: every deal in
 every seat rotation). The table gives, per pairing, each side's mean reward per game with
 its 95 % confidence interval, the games played and the time; below it each agent's cost
 per decision and decisions per second (wall clock and CPU time: on a shared machine the CPU
@@ -37,9 +37,10 @@ from itertools import combinations
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.base import Policy  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.tournament import atomic_write, run_tournament  # noqa: E402
+from kortmiljo.agents.base import Policy  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
+from kortmiljo.agents.tournament import atomic_write, run_tournament  # noqa: E402
+
 from kortmiljo import game_names, load_game  # noqa: E402
 
 AGENTS = ("random", "heuristic", "search", "pretrained")

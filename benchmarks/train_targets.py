@@ -2,8 +2,8 @@
 
 For each game this runs the recorded training recipe (``RECIPES``, a ``kortmiljo train``
 command with a 30-minute wall-clock budget that includes behaviour-cloning data and
-fitting; parsed into a :class:`train.config.TrainConfig` and run in this process by
-:class:`train.trainer.Trainer`), then evaluates the resulting model with the tournament on duplicate deals
+fitting; parsed into a :class:`kortmiljo.train.config.TrainConfig` and run in this process by
+:class:`kortmiljo.train.trainer.Trainer`), then evaluates the resulting model with the tournament on duplicate deals
 against random and against the heuristic, and writes everything to
 ``results/train_targets.json`` (training time, PPO steps/s, each evaluation's mean reward,
 95% interval and game count, the exact commands).
@@ -65,7 +65,7 @@ EVAL_GAMES = 4000
 
 def recipe_config(game: str, run_dir: str):
     """The recipe of ``game`` as the config it runs, into ``run_dir`` (relative to the repository)."""
-    from train.cli import parse_args
+    from kortmiljo.train.cli import parse_args
 
     return parse_args([*shlex.split(RECIPES[game]), "--out", str(ROOT / run_dir), "--no-progress"])
 
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = f"runs/targets/{game}"
         entry: dict = {"train_command": "kortmiljo train " + RECIPES[game] + f" --out {run_dir}"}
         if not args.eval_only:
-            from train.trainer import Trainer
+            from kortmiljo.train.trainer import Trainer
 
             t = time.time()
             Trainer(recipe_config(game, run_dir)).run()

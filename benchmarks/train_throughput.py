@@ -1,7 +1,7 @@
 """Training throughput: MaskablePPO env-steps/s on the native vector env vs ``DummyVecEnv``.
 
 Rows, measured in one run with the training CLI's defaults (256-256 network and its training
-passes, :class:`train.policy.KortmiljoMaskablePolicy`; PPO ``n_epochs=4``, ``batch_size=512``,
+passes, :class:`kortmiljo.train.policy.KortmiljoMaskablePolicy`; PPO ``n_epochs=4``, ``batch_size=512``,
 rollouts of 2048 learner decisions) on one torch thread, opponents drawn per episode from
 random and heuristic:
 
@@ -41,9 +41,9 @@ from kortmiljo import Game, load_game  # noqa: E402
 
 
 def make_venv(kind: str, game: Game, lanes: int, seed: int):
+    from kortmiljo.agents.registry import make_agent
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from agents.registry import make_agent
     from kortmiljo.env.training import SingleSeatEnv
     from kortmiljo.env.vector import BatchedSingleSeatVecEnv
 
@@ -94,9 +94,8 @@ def measure(
 ) -> tuple[float, float, float]:
     """(decisions per CPU second, per CPU second of collection alone, per wall-clock second)."""
     import torch
+    from kortmiljo.train.policy import KortmiljoMaskablePolicy
     from sb3_contrib import MaskablePPO
-
-    from train.policy import KortmiljoMaskablePolicy
 
     venv = make_venv(kind, game, lanes, seed=1)
     n_steps = max(1, rollout // lanes)
@@ -136,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         help="torch threads in the PPO update (the CLI's default uses up to 4 cores); with more than one, "
         "compare the wall-clock column (CPU seconds count every thread)",
     )
-    from train.cli import add_option
-    from train.policy import resolve_train_precision
+    from kortmiljo.train.cli import add_option
+    from kortmiljo.train.policy import resolve_train_precision
 
     add_option(ap, "train_precision")  # the CLI's option, for every row
     ap.add_argument("--json", default="results/train_throughput.json")

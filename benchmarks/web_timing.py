@@ -29,7 +29,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.registry import make_agent  # noqa: E402
+from kortmiljo.agents.registry import make_agent  # noqa: E402
+
 from kortmiljo.server import create_app  # noqa: E402
 
 

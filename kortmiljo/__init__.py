@@ -15,7 +15,7 @@ from .core.game import Facts, Features, Game, GameDef
 from .core.registry import game_def, game_names, load_game, register_game
 from .env.modules import env_modules, install, register_with_pettingzoo
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def __getattr__(name: str):

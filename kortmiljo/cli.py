@@ -1,12 +1,10 @@
 """The ``kortmiljo`` command: ``eval``, ``play``, ``train``, ``replay``, ``serve``, ``benchmark``,
 ``leaderboard`` and ``export`` subcommands.
 
-Each subcommand lives with its code (agents/, train/); this file only dispatches, so
-``kortmiljo --help`` stays fast and light, and holds what every subcommand's command line shares:
+Each subcommand lives with its code (:mod:`kortmiljo.agents`, :mod:`kortmiljo.train`); this file
+only dispatches, so ``kortmiljo --help`` stays fast and light, and holds what every subcommand's
+command line shares:
 
-* **The package's own code.** The subcommands are the top-level packages ``agents`` and
-  ``train`` installed beside ``kortmiljo`` (:class:`OwnPackages`), never a ``train.py`` or an
-  ``agents/`` in the working directory, which ``python -m kortmiljo`` puts first on ``sys.path``.
 * **One-line errors.** Bad input (an unknown game or agent, a bad ``--config``, a value out of
   range, a path that cannot be used) ends a command with one line on stderr that names what was
   wrong and what is allowed, and exit status 2: :class:`ArgumentParser`, :func:`int_arg` (ASCII
@@ -20,8 +18,6 @@ Each subcommand lives with its code (agents/, train/); this file only dispatches
 from __future__ import annotations
 
 import argparse
-import importlib.abc
-import importlib.machinery
 import os
 import re
 import sys
@@ -32,41 +28,23 @@ from pathlib import Path
 from .core.errors import printable
 
 COMMANDS = {
-    "eval": ("agents.tournament", "duplicate-deal tournament between agents, with confidence intervals"),
-    "play": ("agents.play", "play a game against agents in the terminal"),
-    "train": ("train.cli", "train a MaskablePPO agent with self-play"),
+    "eval": ("kortmiljo.agents.tournament", "duplicate-deal tournament between agents, with confidence intervals"),
+    "play": ("kortmiljo.agents.play", "play a game against agents in the terminal"),
+    "train": ("kortmiljo.train.cli", "train a MaskablePPO agent with self-play"),
     "replay": ("kortmiljo.records.cli", "print a game record as text, as a seat saw it or open"),
-    "serve": ("agents.serve", "the web app: play against the agents and watch replays in a browser"),
-    "benchmark": ("agents.benchmark", "the fixed, versioned strength benchmark of one agent against the pool"),
-    "leaderboard": ("agents.leaderboard", "rank the benchmark results of a leaderboard file with openskill ratings"),
-    "export": ("agents.export", "convert a trained ppo model into the package's safe .npz weights format"),
+    "serve": ("kortmiljo.agents.serve", "the web app: play against the agents and watch replays in a browser"),
+    "benchmark": (
+        "kortmiljo.agents.benchmark",
+        "the fixed, versioned strength benchmark of an agent against the pool",
+    ),
+    "leaderboard": (
+        "kortmiljo.agents.leaderboard",
+        "rank a leaderboard file's benchmark results (openskill)",
+    ),
+    "export": ("kortmiljo.agents.export", "convert a trained ppo model into the package's safe .npz weights format"),
 }
 # the pip extra a subcommand needs beyond the core dependencies
 EXTRAS = {"train": "train", "serve": "web", "export": "train"}
-
-ROOT = Path(__file__).resolve().parent.parent  # holds kortmiljo, and beside it agents/ and train/
-OWN_PACKAGES = ("agents", "train")
-
-
-# ---- the package's own subcommands -------------------------------------------------------------
-class OwnPackages(importlib.abc.MetaPathFinder):
-    """Finds the top-level packages ``agents`` and ``train`` in :data:`ROOT`, ahead of ``sys.path``.
-
-    Moving the working directory to the end of ``sys.path`` would not be enough: an editable
-    install's finder comes after every ``sys.path`` entry, so a ``train.py`` anywhere on the path
-    would still win. Where ROOT has no such package, the ordinary search goes on.
-    """
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname in OWN_PACKAGES:
-            return importlib.machinery.PathFinder.find_spec(fullname, [str(ROOT)])
-        return None
-
-
-def use_own_packages() -> None:
-    """Put :class:`OwnPackages` first on ``sys.meta_path`` (once)."""
-    if not any(isinstance(f, OwnPackages) for f in sys.meta_path):
-        sys.meta_path.insert(0, OwnPackages())
 
 
 # ---- what every subcommand's command line shares -----------------------------------------------
@@ -216,11 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
         return fail("kortmiljo", f"unknown command {cmd!r}; commands: {', '.join(COMMANDS)} (see kortmiljo --help)")
-    use_own_packages()
     try:
         module = import_module(COMMANDS[cmd][0])
     except ModuleNotFoundError as err:
-        if (err.name or "").split(".")[0] in ("kortmiljo", *OWN_PACKAGES):
+        if (err.name or "").split(".")[0] == "kortmiljo":
             raise  # our own code is missing: a broken installation, not missing extras
         extra = EXTRAS.get(cmd)
         hint = f"pip install 'kortmiljo[{extra}]'" if extra else "reinstall kortmiljo"

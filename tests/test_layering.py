@@ -1,7 +1,10 @@
 """The layers point one way, nothing imports in a circle, and no generic module names a game.
 
-* ``kortmiljo`` imports neither ``agents`` nor ``train``; ``agents`` does not import ``train``
-  (every import counts, also one inside a function).
+* The core (``kortmiljo`` outside ``kortmiljo.agents`` and ``kortmiljo.train``) imports neither
+  ``kortmiljo.agents`` nor ``kortmiljo.train``; ``kortmiljo.agents`` does not import
+  ``kortmiljo.train`` (every import counts, also one inside a function).
+* Nothing imports a top-level ``agents`` or ``train``: the folders agents/ and train/ install as
+  ``kortmiljo.agents`` and ``kortmiljo.train`` (pyproject.toml's ``package-dir``).
 * No import cycle among the project's modules.
 * Outside a game's own files (``kortmiljo/games/<g>/``, a module whose file name holds the
   game's name such as ``agents/<g>_heuristic.py``) and the demo's choice of game
@@ -20,15 +23,25 @@ from pathlib import Path
 import kortmiljo
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("kortmiljo", "agents", "train")
-ALLOWED = {"kortmiljo": {"kortmiljo"}, "agents": {"kortmiljo", "agents"}, "train": {"kortmiljo", "agents", "train"}}
+FOLDERS = {"kortmiljo": "kortmiljo", "agents": "kortmiljo.agents", "train": "kortmiljo.train"}  # folder: package
+LAYERS = ("kortmiljo.train", "kortmiljo.agents", "kortmiljo")  # the most specific first
+ALLOWED = {
+    "kortmiljo": {"kortmiljo"},
+    "kortmiljo.agents": {"kortmiljo", "kortmiljo.agents"},
+    "kortmiljo.train": {"kortmiljo", "kortmiljo.agents", "kortmiljo.train"},
+}
+PACKAGES = tuple(FOLDERS)
 
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
-    return ".".join(parts)
+    return ".".join([FOLDERS[parts[0]], *parts[1:]])
+
+
+def layer_of(module: str) -> str | None:
+    return next((layer for layer in LAYERS if module == layer or module.startswith(layer + ".")), None)
 
 
 def project_modules() -> dict[str, Path]:
@@ -62,12 +75,28 @@ def import_graph() -> dict[str, set[str]]:
 def test_layers_point_one_way():
     bad = []
     for name, path in project_modules().items():
-        layer = name.split(".")[0]
+        layer = layer_of(name)
         for line, target in imports_of(name, path):
-            top = target.split(".")[0]
-            if top in PACKAGES and top not in ALLOWED[layer]:
+            target_layer = layer_of(target)
+            if target_layer is not None and target_layer not in ALLOWED[layer]:
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert not bad, "layer breaks:\n" + "\n".join(bad)
+
+
+def test_nothing_imports_a_top_level_agents_or_train():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for root in (ROOT / "kortmiljo", ROOT / "agents", ROOT / "train", ROOT / "tests", ROOT / "benchmarks")
+        for path in root.rglob("*.py")
+        for line, target in imports_of(module_name(path) if root.name in FOLDERS else "x", path)
+        if target.split(".")[0] in ("agents", "train")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_layer_rule_catches_a_core_module_importing_the_agents():
+    assert layer_of("kortmiljo.core.game") == "kortmiljo" and layer_of("kortmiljo.agents.search") == "kortmiljo.agents"
+    assert layer_of("kortmiljo.train") not in ALLOWED["kortmiljo.agents"] and layer_of("numpy") is None
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -152,7 +181,7 @@ class Block:  # importing any of these now raises ImportError, as on a machine w
 
 sys.meta_path.insert(0, Block())
 import kortmiljo
-from agents.tournament import run_tournament
+from kortmiljo.agents.tournament import run_tournament
 for name in kortmiljo.game_names():
     res = run_tournament(name, ["heuristic", "random"], 4, seed=0, progress=False)
     assert res["games"] >= 4

@@ -1,7 +1,7 @@
-"""``python -m train GAME …`` = ``kortmiljo train GAME …``."""
+"""``python -m kortmiljo.train GAME …`` = ``kortmiljo train GAME …``."""
 
 import sys
 
-from train.cli import main
+from kortmiljo.train.cli import main
 
 sys.exit(main())

@@ -1,7 +1,7 @@
 """Behaviour cloning: pretrain the PPO policy (and its value head) on a teacher's decisions.
 
 :func:`run_bc_phase` is a run's first phase with ``--bc-teacher``: it records teacher games
-(:mod:`train.teacher_data`, cached) and fits the policy to them. :func:`fit` minimises
+(:mod:`kortmiljo.train.teacher_data`, cached) and fits the policy to them. :func:`fit` minimises
 cross-entropy of the masked policy on the teacher's actions plus ``vf_coef`` × the value
 error, on whole games held out (5 %) for validation: decisions of one game share its
 outcome, so a random split would reward a value head that memorises outcomes. Each head
@@ -17,8 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-from train import teacher_data
+from kortmiljo.train import teacher_data
 
 
 class ScaledPotential:
@@ -32,7 +31,7 @@ class ScaledPotential:
 
 
 def run_bc_phase(tr: Any) -> None:
-    """Record the teacher's games (``tr``: the :class:`train.trainer.Trainer`) and fit the policy to them."""
+    """Record the teacher's games (``tr``: the :class:`kortmiljo.train.trainer.Trainer`) and fit the policy to them."""
     c, game = tr.config, tr.game
     teacher, opp_names = c.bc_teacher, tr.bc_opponent_names
     base = game.features.potential
@@ -106,8 +105,7 @@ def fit(
 ) -> dict:
     """Supervised pretraining of an SB3 masked actor-critic policy on teacher data."""
     import torch
-
-    from agents.trained import actor_logits
+    from kortmiljo.agents.trained import actor_logits
 
     rng = np.random.default_rng(seed)
     n = len(data["action"])

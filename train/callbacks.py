@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 import torch
+from kortmiljo.train.checkpoints import append_csv
 from stable_baselines3.common.callbacks import BaseCallback
-
-from train.checkpoints import append_csv
 
 PPO_STATS = (
     "approx_kl",
@@ -150,7 +149,7 @@ class TrainingCallback(BaseCallback):
 
     def _bc_aux(self) -> None:
         """A few teacher-imitation minibatches with PPO's optimizer (keeps the policy near the teacher)."""
-        from agents.trained import actor_logits
+        from kortmiljo.agents.trained import actor_logits
 
         data, pol = self.tr.bc_data, self.model.policy
         n = len(data["action"])

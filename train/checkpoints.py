@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from kortmiljo.train.config import TrainConfig, TrainError
 
 from kortmiljo.core import jsonsafe
 from kortmiljo.core.files import atomic_write
-from train.config import TrainConfig, TrainError
 
 MAX_JSON_BYTES = 16 << 20  # a run's JSON files (args.json, state.json, evaluations) are kB; read no further
 

@@ -1,8 +1,8 @@
-"""``kortmiljo train GAME`` (also ``python -m train GAME``): argv into a config, the run, and its errors.
+"""``kortmiljo train GAME`` (also ``python -m kortmiljo.train GAME``): argv into a config, the run, and its errors.
 
-The options are the fields of :class:`train.config.TrainConfig` (``--backend rllib``: of
-:class:`train.rllib_backend.RLlibConfig`); ``kortmiljo train GAME --help`` lists them. The run
-is :class:`train.trainer.Trainer` (or :func:`train.rllib_backend.run`). A run that cannot start
+The options are the fields of :class:`kortmiljo.train.config.TrainConfig` (``--backend rllib``: of
+:class:`kortmiljo.train.rllib_backend.RLlibConfig`); ``kortmiljo train GAME --help`` lists them. The run
+is :class:`kortmiljo.train.trainer.Trainer` (or :func:`kortmiljo.train.rllib_backend.run`). A run that cannot start
 (a bad value, a bad path, a corrupt checkpoint, a model for another game) prints one line on
 stderr, writes nothing and exits with 2.
 
@@ -25,7 +25,7 @@ Speed on a small CPU, all by default: 64 games at once on the native vector env
 (``--vec auto``, :mod:`kortmiljo.env.vector`), rollouts on one torch thread (``--threads``),
 each PPO update on all cores up to 4 (``--update-threads``), and the hidden layers of both
 in bfloat16 where the CPU multiplies it natively (``--train-precision auto``,
-:class:`train.policy.TrainingSpeedups`).
+:class:`kortmiljo.train.policy.TrainingSpeedups`).
 
 ``--minutes`` bounds the wall-clock time of the whole invocation (behaviour-cloning data
 collection and fitting included); ``--timesteps`` bounds PPO environment steps. A
@@ -39,8 +39,18 @@ import sys
 from dataclasses import MISSING, fields
 from typing import Any
 
+from kortmiljo.train.config import (
+    BOTH,
+    TrainConfig,
+    TrainError,
+    cli_text,
+    default_of,
+    flag_of,
+    text_parser,
+    unpack_optional,
+)
+
 from kortmiljo.core.options import parse_options
-from train.config import BOTH, TrainConfig, TrainError, cli_text, default_of, flag_of, text_parser, unpack_optional
 
 BACKEND_HELP = "sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (docs/rllib.md; --backend rllib --help)"
 
@@ -99,7 +109,7 @@ def from_namespace(cls: type[TrainConfig], ns: argparse.Namespace) -> TrainConfi
 
 def config_class(backend: str) -> type[TrainConfig]:
     if backend == "rllib":
-        from train.rllib_backend import RLlibConfig
+        from kortmiljo.train.rllib_backend import RLlibConfig
 
         return RLlibConfig
     return TrainConfig
@@ -119,11 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = parse_args(argv)
         if config.BACKEND == "rllib":
-            from train.rllib_backend import run as run_rllib
+            from kortmiljo.train.rllib_backend import run as run_rllib
 
             run_rllib(config)
         else:
-            from train.trainer import Trainer
+            from kortmiljo.train.trainer import Trainer
 
             Trainer(config).run()
     except TrainError as err:

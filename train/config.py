@@ -1,12 +1,12 @@
 """The options of a training run, defined once.
 
 :class:`TrainConfig` holds every option of ``kortmiljo train`` with its default and its help.
-``Trainer(TrainConfig(game="spokelse", timesteps=2048)).run()`` (:mod:`train.trainer`) runs from
-it; the command line (:mod:`train.cli`) only parses argv into it, with a parser that
-:func:`train.cli.build_parser` generates from the fields (their help, group, flags and choices
+``Trainer(TrainConfig(game="spokelse", timesteps=2048)).run()`` (:mod:`kortmiljo.train.trainer`) runs from
+it; the command line (:mod:`kortmiljo.train.cli`) only parses argv into it, with a parser that
+:func:`kortmiljo.train.cli.build_parser` generates from the fields (their help, group, flags and choices
 are the fields' metadata, :func:`option`), so an option exists in one place for the API, the
 command line, the demo and the benchmarks. The RLlib backend's
-:class:`train.rllib_backend.RLlibConfig` subclasses it: the class is the backend.
+:class:`kortmiljo.train.rllib_backend.RLlibConfig` subclasses it: the class is the backend.
 
 :meth:`TrainConfig.validate` refuses a value of the wrong type or out of range with a
 :class:`TrainError` (one line, naming the option) before any work starts. A run directory's

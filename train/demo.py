@@ -1,6 +1,6 @@
 """The README's main job: train a small Spøkelse agent and evaluate it against the baselines.
 
-``python -m train.demo`` (or ``make demo``), a few minutes on a 2-core laptop:
+``python -m kortmiljo.train.demo`` (or ``make demo``), a few minutes on a 2-core laptop:
 
 1. **Behaviour cloning**: the policy network imitates the Spøkelse heuristic on a few
    thousand recorded games (seconds), and its value head learns the outcomes.
@@ -10,7 +10,7 @@
    pool, the in-loop value against the heuristic fell to about -0.12 within three minutes,
    without them to about -0.05.)
 3. **Tournament**: the trained agent (``ppo:runs/demo/run/model.zip``) plays duplicate
-   deals against random and against the heuristic (``agents.tournament``, the same code as
+   deals against random and against the heuristic (``kortmiljo.agents.tournament``, the same code as
    ``kortmiljo eval``), and the tables are printed.
 
 Everything goes to ``runs/demo/`` (git-ignored): the run directory (model, config,
@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.demo", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m kortmiljo.train.demo", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="runs/demo", help="demo directory (replaced)")
     p.add_argument("--minutes", type=float, default=3.0, help="training budget (behaviour cloning included)")
     p.add_argument("--bc-games", type=int, default=3000, help="heuristic games to imitate")
@@ -41,9 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from agents.tournament import format_table, run_tournament
-    from train.config import TrainConfig, TrainError
-    from train.trainer import Trainer
+    from kortmiljo.agents.tournament import format_table, run_tournament
+    from kortmiljo.train.config import TrainConfig, TrainError
+    from kortmiljo.train.trainer import Trainer
 
     out = Path(args.out)
     run = out / "run"
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = Trainer(config).run()
     except TrainError as err:
-        print(f"python -m train.demo: {err}", file=sys.stderr)
+        print(f"python -m kortmiljo.train.demo: {err}", file=sys.stderr)
         return 2
     train_s = time.time() - t0
     model = f"ppo:{run / 'model.zip'}"
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(res))
         print()
     summary = {
-        "command": "python -m train.demo " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m kortmiljo.train.demo " + " ".join(argv if argv is not None else sys.argv[1:]),
         "train_seconds": round(train_s, 1),
         "timesteps": report["timesteps"],
         "ppo_env_steps_per_s": report["ppo_env_steps_per_s"],

@@ -1,7 +1,7 @@
 """Search distillation: fit a policy and value MLP to a teacher's decisions, and write ``.npz`` weights.
 
 The first stage of expert iteration (Anthony et al. 2017; AlphaZero without the tree): the
-teacher (``search_v0``) plays (:mod:`train.expert_data`), and the student learns
+teacher (``search_v0``) plays (:mod:`kortmiljo.train.expert_data`), and the student learns
 
 * its **moves**: cross-entropy against a target that puts ``1 - soft`` on the teacher's move
   and ``soft`` on a softmax of the search's action scores (``q / temperature``) where it
@@ -14,23 +14,23 @@ actor's output for an action is taught its score minus the advisor's move's scor
 error, on the scored actions only; less ``--margin`` on every other action, so the student leaves
 the advisor's move only where it expects to gain more than that), and the student plays the
 argmax. Where a decision has no scores (a stage the teacher leaves to the heuristic) the advisor's
-move is taught 0 and the others ``-1``. This is the form for :mod:`train.oracle_data`, whose
+move is taught 0 and the others ``-1``. This is the form for :mod:`kortmiljo.train.oracle_data`, whose
 single-rollout scores are noisy but unbiased: a regression averages the noise out over similar
 positions, where copying each decision's best action would learn it.
 
 Games, not decisions, are held out (5 %): the decisions of one game share its outcome. Each
 head keeps its best epoch on the held-out games. The result is written with
-:func:`agents.pretrained.save_weights`, so it plays with numpy alone (``PATH.npz`` in
+:func:`kortmiljo.agents.pretrained.save_weights`, so it plays with numpy alone (``PATH.npz`` in
 ``--agents``, or ``agents/weights/<game>_v1.npz`` as ``pretrained_v1``).
 
-``python -m train.distill GAME --data DIR[,DIR...] --out FILE.npz [--epochs N] [--hidden 256,256]
+``python -m kortmiljo.train.distill GAME --data DIR[,DIR...] --out FILE.npz [--epochs N] [--hidden 256,256]
 [--activation relu|tanh]``: ``tanh`` (with ``--hidden`` equal to the training run's ``--net``) makes
 a student that ``kortmiljo train --init FILE.npz`` can fine-tune with PPO (the third stage).
 ``--advisor heuristic_v0`` gives the network the heuristic's move as one more input (a one-hot;
-:mod:`agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
+:mod:`kortmiljo.agents.pretrained`, "Advisor"): with a few thousand search decisions it need only learn where
 search departs from the heuristic, not the whole game again. ``--init FILE.npz`` starts from an
 earlier student of the same shape (or a narrower one, widened), so new data adds to what it learnt.
-``--half`` holds the inputs as float16 (:func:`train.expert_data.load_chunks`): millions of oracle
+``--half`` holds the inputs as float16 (:func:`kortmiljo.train.expert_data.load_chunks`): millions of oracle
 decisions in half the memory.
 """
 
@@ -41,10 +41,10 @@ import json
 import time
 
 import numpy as np
+from kortmiljo.agents.pretrained import save_weights
+from kortmiljo.train.expert_data import load_chunks
 
-from agents.pretrained import save_weights
 from kortmiljo.core.registry import load_game
-from train.expert_data import load_chunks
 
 
 def soft_targets(data: dict[str, np.ndarray], soft: float, temperature: float) -> np.ndarray:
@@ -108,8 +108,8 @@ def advice_columns(game, advisor: str, batch: int = 4096):
     """``part -> (n, num_actions)``: the advisor's one-hot moves for a chunk's decisions, read from
     its float32 arrays (``load_chunks(columns=...)`` appends them before any cast, so the advisor
     sees exactly what it saw in play)."""
-    from agents.pretrained import advice
-    from agents.registry import make_agent
+    from kortmiljo.agents.pretrained import advice
+    from kortmiljo.agents.registry import make_agent
 
     agent = make_agent(advisor, game, seed=0)
     size = game.layout.size
@@ -280,7 +280,7 @@ def init_layers(path: str, game, hidden: list[int], activation: str, advisor: st
     """The (actor, critic) layers of the weights file ``path``, refused unless it is a student of the
     same kind: this game, ``activation`` and ``advisor`` (the inputs must mean the same), and as many
     hidden layers as ``hidden``, none wider (:func:`fit` widens a narrower one)."""
-    from agents.pretrained import check_weights, read_weights
+    from kortmiljo.agents.pretrained import check_weights, read_weights
 
     w = read_weights(path)
     check_weights(w, game, path)
@@ -298,9 +298,9 @@ def init_layers(path: str, game, hidden: list[int], activation: str, advisor: st
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m kortmiljo.train.distill", description=__doc__.split("\n")[0])
     p.add_argument("game")
-    p.add_argument("--data", required=True, help="teacher-data folders (train.expert_data), comma-separated")
+    p.add_argument("--data", required=True, help="teacher-data folders (kortmiljo.train.expert_data), comma-separated")
     p.add_argument("--out", required=True, help="the .npz weights file to write")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--hidden", default="256,256")
@@ -349,7 +349,7 @@ def _distil(a: argparse.Namespace, p: argparse.ArgumentParser) -> None:
     if a.epochs < 1:
         p.error(f"--epochs must be >= 1, got {a.epochs}")
     if a.advisor:
-        from agents.catalog import game_agents
+        from kortmiljo.agents.catalog import game_agents
 
         if a.advisor not in game_agents(game.name):  # now, not after the fit (save_weights would refuse it)
             p.error(f"--advisor must be a versioned agent of {game.name}: {', '.join(sorted(game_agents(game.name)))}")

@@ -2,7 +2,7 @@
 
 Why: students of different teachers are strong against different tables. In Sprøyte
 ``pretrained_v6`` learnt the action values of a table of v5s and beats search head to head, while
-a student of a heuristic table (``train.oracle_data --opponents heuristic``) gains more on the
+a student of a heuristic table (``kortmiljo.train.oracle_data --opponents heuristic``) gains more on the
 heuristic than search does and is only at par with search (docs/agents.md, "A student of a heuristic
 table in Sprøyte"). The mean of their outputs asks for both, at the cost of one forward pass of a
 network as wide as the members together; measured there, it lands in between on both counts.
@@ -13,7 +13,7 @@ its member's weight, so the merged file gives ``sum(w_i * logits_i)`` to float32
 members must be students of the same kind: the same game and configuration, depth, activation,
 inputs and advisor. The critics are merged the same way where every member has one.
 
-``python -m train.ensemble GAME --members A.npz,B.npz [--weights 0.5,0.5] --out C.npz``; a member
+``python -m kortmiljo.train.ensemble GAME --members A.npz,B.npz [--weights 0.5,0.5] --out C.npz``; a member
 may be a shipped agent's name (``pretrained_v6``, ``pretrained``).
 """
 
@@ -24,9 +24,9 @@ import json
 from collections.abc import Sequence
 
 import numpy as np
+from kortmiljo.agents.pretrained import Layer, MLPPolicy, Weights, check_weights, save_weights
+from kortmiljo.agents.registry import make_agent
 
-from agents.pretrained import Layer, MLPPolicy, Weights, check_weights, save_weights
-from agents.registry import make_agent
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
 
@@ -104,7 +104,7 @@ def ensemble(game: Game, members: Sequence[Weights], weights: Sequence[float], n
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m train.ensemble", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m kortmiljo.train.ensemble", description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--members", required=True, help="weights files or pretrained_vN names, comma-separated")
     p.add_argument("--weights", default=None, help="one positive weight per member, comma-separated (default equal)")

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kortmiljo.train.config import TrainConfig
+from kortmiljo.train.pool import OpponentPool
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
 from kortmiljo.core.game import Game
 from kortmiljo.env.training import SingleSeatEnv
 from kortmiljo.env.vector import BatchedSingleSeatVecEnv, choose_vec
-from train.config import TrainConfig
-from train.pool import OpponentPool
 
 
 class VecRewardScale(VecEnvWrapper):

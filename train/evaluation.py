@@ -1,6 +1,6 @@
 """Quick duplicate-deal evaluation used *during* training (the learning curve, best-model gating).
 
-The published figures come from the tournament (``kortmiljo eval``, ``agents.tournament``);
+The published figures come from the tournament (``kortmiljo eval``, ``kortmiljo.agents.tournament``);
 this evaluator is the fast in-loop check: one learner against one opponent policy in
 every other seat, each deal replayed with the learner in every seat (same deck, same
 dealer, the same seed for any later deal of the episode), so card luck cancels.
@@ -8,16 +8,16 @@ Learner decisions of all running games are batched into one ``act_batch`` call, 
 makes a neural learner several times cheaper than one forward pass per decision.
 
 Result: the learner's mean reward per game, its 95% Student-t interval over deals
-(:func:`agents.stats.mean_ci`; each deal's mean over the seat rotation is one sample; ``ci95``
+(:func:`kortmiljo.agents.stats.mean_ci`; each deal's mean over the seat rotation is one sample; ``ci95``
 is the half width), and win/loss/draw shares by reward sign.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from kortmiljo.agents.base import Policy
+from kortmiljo.agents.stats import mean_ci
 
-from agents.base import Policy
-from agents.stats import mean_ci
 from kortmiljo.core.game import Game
 
 

@@ -12,7 +12,7 @@ teacher decision a chunk records:
 
 Chunks are plain ``.npz`` arrays (no pickles) written atomically, so a collection can be stopped
 at any time, resumed (existing chunks are skipped) or run in several processes with disjoint
-chunk ranges. ``python -m train.expert_data GAME --minutes M --out DIR [--prior STUDENT.npz]``.
+chunk ranges. ``python -m kortmiljo.train.expert_data GAME --minutes M --out DIR [--prior STUDENT.npz]``.
 
 Chunk ``j``'s games are seeded by ``j`` alone, so a folder's data are fixed by the chunk numbers in
 it. ``--minutes`` stops on time, so how much it writes depends on the machine's speed; ``--end J``
@@ -20,7 +20,7 @@ writes every chunk ``start, start + step, ...`` below ``J`` however long that ta
 any machine (a recipe that names its ends is reproducible to the game).
 
 ``--prior`` makes the teacher search guided by a student (expert iteration's second stage:
-:class:`agents.search.SearchPolicy` searches only the student's ``--prior-top`` most probable
+:class:`kortmiljo.agents.search.SearchPolicy` searches only the student's ``--prior-top`` most probable
 actions and the heuristic's move).
 """
 
@@ -35,8 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from kortmiljo.agents.registry import make_agent
 
-from agents.registry import make_agent
 from kortmiljo.core.files import atomic_write
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
@@ -114,7 +114,7 @@ def load_chunks(folders: Folders, obs_dtype=np.float32, columns=None) -> tuple[d
     The arrays are allocated once and filled chunk by chunk, so millions of decisions, from several
     steps' data, need no second copy. ``columns(part) -> (n, k) array`` appends ``k`` inputs
     computed from each chunk's own float32 arrays (the advisor's move,
-    :func:`train.distill.with_advice`) before ``obs`` is cast to ``obs_dtype``: float16 halves the
+    :func:`kortmiljo.train.distill.with_advice`) before ``obs`` is cast to ``obs_dtype``: float16 halves the
     largest array, and keeps the games' fractional inputs (counts over 13 and the like) to within
     2e-4."""
     chunks = _joined(folders)
@@ -239,7 +239,7 @@ def stop_of(p: argparse.ArgumentParser, a: argparse.Namespace, default_end: int)
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m train.expert_data", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m kortmiljo.train.expert_data", description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--out", required=True)
     p.add_argument("--teacher", default="search")

@@ -1,7 +1,7 @@
 """Starting a run from a trained model (``--init``): checked before anything loads it, then copied in.
 
 ``--init`` takes an SB3 model (``.zip`` or run directory) or numpy weights (``.npz``,
-:mod:`agents.pretrained`: a distilled student or a shipped ``pretrained_v1``, expert iteration's
+:mod:`kortmiljo.agents.pretrained`: a distilled student or a shipped ``pretrained_v1``, expert iteration's
 third stage fine-tunes one with PPO). Weights must have the run's observation (``--no-unseen``
 or not) and its ``--net`` sizes; a file without a critic (or a different one) starts the value
 network fresh.
@@ -21,17 +21,18 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from kortmiljo.train.bc import is_value_param
+from kortmiljo.train.config import TrainError
+
 from kortmiljo.core.game import Game
-from train.bc import is_value_param
-from train.config import TrainError
 
 
 def check_init_model(path: str, game: Game) -> Path:
     """The ``--init`` model file, after checking it is a model for this game."""
-    from agents.trained import check_compatible, read_model_config, resolve_model_path
+    from kortmiljo.agents.trained import check_compatible, read_model_config, resolve_model_path
 
     if str(path).endswith(".npz"):
-        from agents.pretrained import check_weights, read_weights
+        from kortmiljo.agents.pretrained import check_weights, read_weights
 
         try:
             w = read_weights(path)
@@ -58,7 +59,7 @@ def check_init_model(path: str, game: Game) -> Path:
 
 def copy_weights(policy: Any, path: Path, game: Game, net: tuple[int, ...]) -> int:
     """Load the checked model at ``path`` into ``policy``; how many tensors start fresh (value side only)."""
-    from agents.trained import load_ppo_policy
+    from kortmiljo.agents.trained import load_ppo_policy
 
     if path.suffix == ".npz":
         return copy_numpy_weights(policy, path, net)
@@ -88,8 +89,7 @@ def copy_numpy_weights(policy: Any, path: Path, net: tuple[int, ...]) -> int:
     """Numpy weights (checked by :func:`check_init_model`) into an SB3 MLP policy: the actor must
     fit layer by layer; the critic is copied where it fits too, else it starts fresh."""
     import torch
-
-    from agents.pretrained import read_weights
+    from kortmiljo.agents.pretrained import read_weights
 
     w = read_weights(path)
     ext = policy.mlp_extractor

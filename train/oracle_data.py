@@ -20,7 +20,7 @@ student instead:
 
 One such score is a noisy sample of the action's value given the observation, but an unbiased
 one, drawn from the real distribution of hidden cards behind that observation (the belief search
-can only approximate). A network regressing the scores' differences (``train.distill --target
+can only approximate). A network regressing the scores' differences (``kortmiljo.train.distill --target
 advantage``) therefore estimates what search with a perfect belief and unlimited worlds would
 compute, from about fifty times as many decisions per core-hour as search gives. The scores
 read hidden cards, so they are training targets only: the student sees the observation (and
@@ -29,7 +29,7 @@ read hidden cards, so they are training targets only: the student sees the obser
 ``--policy AGENT`` (default the heuristic) plays the games and the rollouts instead: with
 ``pretrained_v2`` the scores are *its* action values, and a student of them is one more step of
 policy iteration (``pretrained_v3``). A heuristic steps engines directly (``act_seat``), and so does
-a network for its heuristic advisor (:meth:`agents.pretrained.MLPPolicy.act_seat`); any other agent
+a network for its heuristic advisor (:meth:`kortmiljo.agents.pretrained.MLPPolicy.act_seat`); any other agent
 reads each seat's observation.
 
 ``--opponents AGENT --opponent-share P`` seats ``AGENT`` in every seat but one in a share ``P`` of
@@ -39,11 +39,11 @@ table; only the one seat's decisions are recorded there. Its scores are then the
 whose rollouts are the heuristic's, gains more on the heuristic than v6 does (docs/agents.md,
 "pretrained_v6 in Sprøyte"); a student of both kinds of game is asked for both.
 
-Chunks have :mod:`train.expert_data`'s arrays and format (``action`` is the move played), so
-:func:`train.expert_data.load_chunks` and ``train.distill`` read them. ``python -m
-train.oracle_data GAME --out DIR (--minutes M | --end E) [--start J --step K] [--explore 0.05] [--policy AGENT]
-[--all-stages] [--opponents AGENT --opponent-share P]``; ``--end`` fixes the data to the game on any
-machine, ``--minutes`` fixes the time (see :mod:`train.expert_data`).
+Chunks have :mod:`kortmiljo.train.expert_data`'s arrays and format (``action`` is the move played), so
+:func:`kortmiljo.train.expert_data.load_chunks` and ``kortmiljo.train.distill`` read them. ``python -m
+kortmiljo.train.oracle_data GAME --out DIR (--minutes M | --end E) [--start J --step K] [--explore 0.05]
+[--policy AGENT] [--all-stages] [--opponents AGENT --opponent-share P]``; ``--end`` fixes the data to the game on any
+machine, ``--minutes`` fixes the time (see :mod:`kortmiljo.train.expert_data`).
 """
 
 from __future__ import annotations
@@ -52,14 +52,14 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.agents.search import SearchPolicy
+from kortmiljo.train.expert_data import CHUNK_GAMES, add_stop_arguments, chunk_arrays, stop_of, write_chunks
 
-from agents.registry import make_agent
-from agents.search import SearchPolicy
 from kortmiljo.core.engine import Engine
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
 from kortmiljo.env.training import flat_observation
-from train.expert_data import CHUNK_GAMES, add_stop_arguments, chunk_arrays, stop_of, write_chunks
 
 MAX_ROLLOUT_STEPS = 20_000  # a guard, as in search: no game gets there
 
@@ -181,7 +181,7 @@ def collect(game_name: str, out: str | Path, minutes: float, start: int = 0, ste
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m train.oracle_data", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m kortmiljo.train.oracle_data", description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--out", required=True)
     add_stop_arguments(p)

@@ -18,7 +18,7 @@ sees the cards predicts the return far better, so advantages measure the action 
 than the deal (asymmetric actor-critic: Pinto et al. 2017; oracle critics in PerfectDou
 and Suphx). The baseline is a function of the full state, not of the action, so the
 policy gradient keeps its expectation; the trained policy never depends on hidden cards
-(the actor's input is sliced before its first layer; :mod:`agents.trained` feeds zeros
+(the actor's input is sliced before its first layer; :mod:`kortmiljo.agents.trained` feeds zeros
 for the privileged part at play time, which nothing reads).
 """
 
@@ -68,7 +68,7 @@ class TrainingSpeedups:
       cost more than they save) and ``evaluate_actions`` (the PPO update) the MLP extractor
       runs under ``torch.autocast``. Weights, gradients and optimizer stay float32, the action
       and value heads read float32 latents, and evaluation and play (``predict``,
-      :func:`agents.trained.actor_logits`) never see bfloat16. On a CPU with native bfloat16
+      :func:`kortmiljo.agents.trained.actor_logits`) never see bfloat16. On a CPU with native bfloat16
       the update of a 256-256 network takes 0.13 s per 2,048 decisions instead of 0.30 s and
       a 256-row rollout step 1.1 ms instead of 3.2 ms. Measured on a trained Spøkelse policy:
       log-probabilities differ from float32 by 0.0004 on average (PPO clips ratios at 0.2),

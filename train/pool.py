@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from kortmiljo.agents.base import Policy
 
-from agents.base import Policy
 from kortmiljo.core.game import Game, as_game
 
 
@@ -55,7 +55,7 @@ class OpponentPool:
 
     def add_snapshot(self, sb3_policy: Any, name: str, seed: int | None = None) -> None:
         """Freeze a copy of an SB3 policy network as an opponent."""
-        from agents.trained import PPOPolicy, clone_policy
+        from kortmiljo.agents.trained import PPOPolicy, clone_policy
 
         net = clone_policy(sb3_policy)
         pol = PPOPolicy(

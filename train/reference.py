@@ -1,21 +1,21 @@
 """The recipes of the ``pretrained_vN`` reference agents, end to end, with the time of each stage.
 
-1. **Teacher games** (:mod:`train.expert_data`): ``--teacher`` (``search_v0``; the heuristic in
+1. **Teacher games** (:mod:`kortmiljo.train.expert_data`): ``--teacher`` (``search_v0``; the heuristic in
    Spøkelse, where search is at par with it and costs 4,000 times more: ``--teacher heuristic
    --teacher-share 1``) plays, in ``--workers`` processes that share the chunk numbers, for
    ``--collect-minutes`` (a rerun resumes: chunks on disk are kept).
    ``--prior STUDENT.npz`` makes the teacher search guided by an earlier student (expert
    iteration's second stage: only the student's ``--prior-top`` actions and the heuristic's
    move are searched).
-2. **Distillation** (:mod:`train.distill`): an MLP fitted to the teacher's moves, search scores
+2. **Distillation** (:mod:`kortmiljo.train.distill`): an MLP fitted to the teacher's moves, search scores
    and outcomes, written as numpy weights; ``--advisor heuristic_v0`` gives it the heuristic's
    move as an input, ``--warm DIR`` fits cheaper teacher data (heuristic games) first.
 3. **Check**: a duplicate-deal tournament of the student against the heuristic.
 
 ``--teacher oracle`` is ``pretrained_v2``'s recipe: the teacher games are
-:mod:`train.oracle_data`'s (heuristic games in which every action is scored by one paired rollout
+:mod:`kortmiljo.train.oracle_data`'s (heuristic games in which every action is scored by one paired rollout
 in the real deal; ``--explore`` of the moves random), and the student regresses those scores over
-the heuristic's move (``train.distill --advisor heuristic_v0 --target advantage --margin M``).
+the heuristic's move (``kortmiljo.train.distill --advisor heuristic_v0 --target advantage --margin M``).
 ``--teacher oracle --policy pretrained_vN`` makes ``pretrained_v(N+1)`` (v3 from v2, v4 from v3): the
 same, with that network playing the games and the rollouts, so the scores are its action values and
 the student is one step of policy iteration beyond it (still with the heuristic as advisor).
@@ -24,9 +24,9 @@ the student is one step of policy iteration beyond it (still with the heuristic 
 ``--replay DIR`` fits the earlier steps' data again beside this step's (a replay buffer: their
 scores are an older policy's values, but they are many games more).
 ``--opponents AGENT --opponent-share P`` seats the policy at a table of ``AGENT``s in that share of
-the games (:mod:`train.oracle_data`), so its scores are also those of exploiting that agent.
+the games (:mod:`kortmiljo.train.oracle_data`), so its scores are also those of exploiting that agent.
 
-``python -m train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
+``python -m kortmiljo.train.reference GAME [--collect-minutes 60] [--workers 2] [--out FILE.npz]``
 writes the weights and ``<out>.report.json`` (stage times, data sizes, held-out agreement, the
 check's result). The shipped weights were made this way; their reports lie beside them.
 """
@@ -43,7 +43,7 @@ from kortmiljo.core.files import atomic_write
 
 
 def _collect(job):
-    from train import expert_data, oracle_data
+    from kortmiljo.train import expert_data, oracle_data
 
     args, kwargs = job
     if kwargs.pop("oracle", False):
@@ -57,15 +57,16 @@ def run(game: str, collect_minutes: float, workers: int, data: str, out: str, ep
         explore: float = 0.05, policy: str = "heuristic", half: bool = False, all_stages: bool = False,
         init: str | None = None, lr: float | None = None, first_chunk: int = 0,
         replay: str | None = None, opponents: str | None = None, opponent_share: float = 0.0) -> dict:  # fmt: skip
-    from agents.registry import make_agent
-    from agents.tournament import run_tournament
+    from kortmiljo.agents.registry import make_agent
+    from kortmiljo.agents.tournament import run_tournament
+    from kortmiljo.train import distill
+    from kortmiljo.train.expert_data import chunk_totals
+
     from kortmiljo.core.registry import load_game
-    from train import distill
-    from train.expert_data import chunk_totals
 
     oracle = teacher == "oracle"
     if oracle:
-        from train.oracle_data import check_table
+        from kortmiljo.train.oracle_data import check_table
 
         check_table(opponents, opponent_share)  # here, before the workers start, not in each of them
         advisor = advisor or "heuristic_v0"  # the scores are taught relative to its move
@@ -140,7 +141,7 @@ def recipe_version(teacher: str, policy: str, out: str | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m train.reference", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m kortmiljo.train.reference", description=__doc__.split("\n")[0])
     p.add_argument("game")
     p.add_argument("--collect-minutes", type=float, default=60.0)
     p.add_argument("--workers", type=int, default=2)
@@ -162,9 +163,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--all-stages", action="store_true",
                    help="--teacher oracle: score every stage, also those search leaves to the heuristic")  # fmt: skip
     p.add_argument("--first-chunk", type=int, default=0, help="--teacher oracle: the first chunk number (its deals)")
-    p.add_argument("--init", default=None, help="an earlier student to go on from (train.distill --init)")
+    p.add_argument("--init", default=None, help="an earlier student to go on from (kortmiljo.train.distill --init)")
     p.add_argument("--replay", default=None, help="earlier steps' teacher data fitted too (comma-separated folders)")
-    p.add_argument("--lr", type=float, default=None, help="the fit's learning rate (train.distill's default)")
+    p.add_argument("--lr", type=float, default=None, help="the fit's learning rate (kortmiljo.train.distill's default)")
     p.add_argument("--opponents", default=None, help="--teacher oracle: the agent at the table of a share of the games")
     p.add_argument("--opponent-share", type=float, default=0.0, help="--teacher oracle: that share (with --opponents)")
     a = p.parse_args(argv)

@@ -4,7 +4,7 @@ Needs the ``rllib`` extra (``pip install 'kortmiljo[rllib]'``, Ray's minor versi
 How to run it on a Ray cluster: docs/rllib.md. Without Ray this module imports, and
 :func:`run` says what to install.
 
-* **Options.** :class:`RLlibConfig` is :class:`train.config.TrainConfig` with the RLlib-only
+* **Options.** :class:`RLlibConfig` is :class:`kortmiljo.train.config.TrainConfig` with the RLlib-only
   options added and the self-play ones counted in iterations; the shared options (game,
   ``--config``, budget, seed, network, learning rate, discount, GAE lambda, entropy bonus, pool,
   snapshots, checkpoints) are the same fields. :func:`rllib_settings` maps a config onto
@@ -17,7 +17,7 @@ How to run it on a Ray cluster: docs/rllib.md. Without Ray this module imports, 
   subclass only renames the observation for the masking module: ``{"observations":
   observation ++ unseen, "action_mask": mask}`` (both float32); the engine refuses an illegal
   action with its ``IllegalActionError`` (the run fails loudly rather than learn from it).
-* **Masking.** :class:`agents.rllib_module.MaskedPPOTorchRLModule` (re-exported here, where old
+* **Masking.** :class:`kortmiljo.agents.rllib_module.MaskedPPOTorchRLModule` (re-exported here, where old
   checkpoints look for it): RLlib's default PPO torch module over the ``observations`` vector,
   with ``log(mask)`` (clamped) added to the action logits in every forward pass.
 * **Self-play.** One trained module, ``learner``, and ``--pool-size`` frozen modules
@@ -42,13 +42,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+from kortmiljo.agents.rllib_module import HAVE_RLLIB
+from kortmiljo.train.checkpoints import append_csv, check_writable, write_json
+from kortmiljo.train.config import RLLIB, TrainConfig, TrainError, between, option
 
-from agents.rllib_module import HAVE_RLLIB
 from kortmiljo import __version__, load_game
 from kortmiljo.core.game import Game
 from kortmiljo.env.training import flat_observation, observation_size
-from train.checkpoints import append_csv, check_writable, write_json
-from train.config import RLLIB, TrainConfig, TrainError, between, option
 
 LEARNER = "learner"
 FORMAT = "kortmiljo-rllib/1"
@@ -56,15 +56,14 @@ RAY = "Ray RLlib"
 
 if HAVE_RLLIB:
     import gymnasium as gym
+    from kortmiljo.agents.rllib_module import MaskedPPOTorchRLModule  # noqa: F401  (old checkpoints name it here)
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-
-    from agents.rllib_module import MaskedPPOTorchRLModule  # noqa: F401  (old checkpoints name it here)
 
 
 @dataclass
 class RLlibConfig(TrainConfig):
     """The options of ``kortmiljo train GAME --backend rllib``: the shared fields of
-    :class:`~train.config.TrainConfig` (some with RLlib's defaults and units) and RLlib's own."""
+    :class:`~kortmiljo.train.config.TrainConfig` (some with RLlib's defaults and units) and RLlib's own."""
 
     BACKEND: ClassVar[str] = "rllib"
     PROG: ClassVar[str] = "kortmiljo train GAME --backend rllib"

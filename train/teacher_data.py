@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from kortmiljo.agents.base import Policy
 
-from agents.base import Policy
 from kortmiljo.core.game import Game
 from kortmiljo.env.training import flat_observation, privileged_features
 

@@ -1,13 +1,13 @@
 """One training run with MaskablePPO: ``Trainer(TrainConfig(game=..., ...)).run()`` returns the report.
 
-Pipeline, every step optional: (1) behaviour cloning of a teacher (:mod:`train.bc`), (2) PPO
+Pipeline, every step optional: (1) behaviour cloning of a teacher (:mod:`kortmiljo.train.bc`), (2) PPO
 against an opponent pool of baselines (``opponents``) and frozen snapshots of the learner
 (added every ``snapshot_every`` updates, chosen with ``self_play_prob``), sampled per episode
-and seat, with periodic duplicate-deal evaluation (:mod:`train.evaluation`) that keeps the best
-model. The per-update bookkeeping is :mod:`train.callbacks`, the files :mod:`train.checkpoints`.
+and seat, with periodic duplicate-deal evaluation (:mod:`kortmiljo.train.evaluation`) that keeps the best
+model. The per-update bookkeeping is :mod:`kortmiljo.train.callbacks`, the files :mod:`kortmiljo.train.checkpoints`.
 
 Everything that can be checked is checked before any work and before any file is written, and
-refused with a one-line :class:`~train.config.TrainError`: the options, the game and its
+refused with a one-line :class:`~kortmiljo.train.config.TrainError`: the options, the game and its
 options, every agent name, the ``init`` model (its fingerprint included), the checkpoint a
 resume continues from, and that the run directory (and the teacher-data cache) can be written.
 
@@ -28,15 +28,16 @@ import time
 import zlib
 from typing import Any
 
-from agents.registry import available_agents, make_agent
+from kortmiljo.agents.registry import available_agents, make_agent
+from kortmiljo.train.bc import run_bc_phase
+from kortmiljo.train.checkpoints import RunDirectory, append_csv, atomic_save, check_writable, read_json, write_json
+from kortmiljo.train.config import TrainConfig, TrainError
+from kortmiljo.train.evaluation import duplicate_eval
+from kortmiljo.train.init_model import check_init_model, copy_weights
+from kortmiljo.train.teacher_data import load_cached
+
 from kortmiljo import __version__, load_game
 from kortmiljo.env.training import observation_size, privileged_size
-from train.bc import run_bc_phase
-from train.checkpoints import RunDirectory, append_csv, atomic_save, check_writable, read_json, write_json
-from train.config import TrainConfig, TrainError
-from train.evaluation import duplicate_eval
-from train.init_model import check_init_model, copy_weights
-from train.teacher_data import load_cached
 
 NOTE = ("in-loop evaluations are small and the best is selected on them (optimistic); publish figures from "
         "`kortmiljo eval` on >= 4000 duplicate games")  # fmt: skip
@@ -143,7 +144,7 @@ class Trainer:
         return make_agent(name, self.game, seed=seed)
 
     def make_pool(self, seed: int):
-        from train.pool import OpponentPool
+        from kortmiljo.train.pool import OpponentPool
 
         baselines = [self.make_agent(n, seed=seed + i) for i, n in enumerate(self.opponent_names)]
         c = self.config
@@ -153,9 +154,8 @@ class Trainer:
     def build(self) -> None:
         """The vector env and the model: fresh, from ``init``, or from the checkpoint (nothing written)."""
         import torch
-
-        from train.envs import build_vec_env
-        from train.policy import resolve_train_precision
+        from kortmiljo.train.envs import build_vec_env
+        from kortmiljo.train.policy import resolve_train_precision
 
         c = self.config
         torch.set_num_threads(c.threads)
@@ -178,9 +178,8 @@ class Trainer:
             raise
 
     def new_model(self):
+        from kortmiljo.train.policy import AsymmetricMaskablePolicy, KortmiljoMaskablePolicy
         from sb3_contrib import MaskablePPO
-
-        from train.policy import AsymmetricMaskablePolicy, KortmiljoMaskablePolicy
 
         c = self.config
         policy: Any = KortmiljoMaskablePolicy
@@ -202,7 +201,7 @@ class Trainer:
 
     def restore(self, st: dict) -> None:
         """The trainer's state, the pool's snapshots and the envs' RNGs from the checkpoint."""
-        from agents.trained import clone_policy
+        from kortmiljo.agents.trained import clone_policy
 
         for k in ("phase", "elapsed_s", "updates", "best", "evals", "phases", "bc", "snapshots"):
             self.state[k] = st.get(k, self.state[k])
@@ -227,7 +226,7 @@ class Trainer:
             self.venv.env_method("opponents_call", "add_snapshot", net, name, seed)
 
     def add_snapshot(self, name: str) -> None:
-        from agents.trained import clone_policy
+        from kortmiljo.agents.trained import clone_policy
 
         net = clone_policy(self.model.policy)
         self._pool_add(net, name)
@@ -235,7 +234,7 @@ class Trainer:
         self.state["snapshots"] = (self.state["snapshots"] + [name])[-self.config.pool_size :]
 
     def current_policy(self, deterministic: bool = True):
-        from agents.trained import PPOPolicy
+        from kortmiljo.agents.trained import PPOPolicy
 
         return PPOPolicy(self.game, self.model.policy, seed=0, deterministic=deterministic,
                          include_unseen=self.include_unseen, name="learner",
@@ -332,8 +331,7 @@ class Trainer:
 
     def run_ppo(self) -> None:
         import torch
-
-        from train.callbacks import TrainingCallback
+        from kortmiljo.train.callbacks import TrainingCallback
 
         remaining = self.config.target_timesteps - self.model.num_timesteps
         if remaining <= 0 or self.time_left() <= 0:
@@ -378,7 +376,7 @@ class Trainer:
         }  # fmt: skip
         write_json(run.report_json, report)
         try:
-            from train.report import plot_learning_curve
+            from kortmiljo.train.report import plot_learning_curve
 
             plot_learning_curve(run.path)
         except Exception as err:  # a missing plot must not lose a finished run

@@ -134,7 +134,7 @@ def guarded_act(
 
     A kortmiljo :class:`~kortmiljo.core.policy.Policy`, or an object that says ``needs_engine =
     True``, is called as ``act(obs, engine)``; any other object with ``act`` as ``act(obs)``, as
-    :class:`agents.plugins.PluginPolicy` calls a plug-in. ``where`` (``"deal 2, move 17"``) may be
+    :class:`kortmiljo.agents.plugins.PluginPolicy` calls a plug-in. ``where`` (``"deal 2, move 17"``) may be
     a function that returns it, called only on a failure, so that a hot loop formats nothing. After
     a time-out in a thread other than the main one the policy must not be used again.
     """

@@ -7,7 +7,7 @@ kortmiljo engine directly (not the AEC wrapper, for speed) and, per episode:
 * draws the **learner's seat** from the env's own seeded RNG (or uses a fixed ``seat``),
   so one policy learns every seat from its own, seat-relative point of view;
 * draws an **opponent policy per other seat** from ``opponents`` (a list of
-  :class:`agents.base.Policy` objects, or a pool object with ``sample(rng)``; a
+  :class:`kortmiljo.agents.base.Policy` objects, or a pool object with ``sample(rng)``; a
   self-play pool of frozen learner snapshots is one such pool, see ``train/pool.py``);
 * steps every opponent move inside ``reset``/``step`` until the learner must decide.
 

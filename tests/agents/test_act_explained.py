@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.agents.search import SearchPolicy, world_votes
 
-from agents.registry import make_agent
-from agents.search import SearchPolicy, world_votes
 from kortmiljo import load_game
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "spokelse_model_v010"

@@ -17,8 +17,8 @@ import re
 import sys
 
 import pytest
+from kortmiljo.agents import tournament as T
 
-from agents import tournament as T
 from kortmiljo import cli
 from kortmiljo.records import load
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents.base import RandomPolicy
+from kortmiljo.agents.registry import available_agents, make_agent
+from kortmiljo.agents.search import SearchPolicy
 
-from agents.base import RandomPolicy
-from agents.registry import available_agents, make_agent
-from agents.search import SearchPolicy
 from kortmiljo import load_game
 
 from .common import CONFIGS, GAME_CONFIGS, GAMES, config_id, play_engine

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from kortmiljo.agents import benchmark as B
+from kortmiljo.agents.base import RandomPolicy
 
-from agents import benchmark as B
-from agents.base import RandomPolicy
 from kortmiljo.core.registry import load_game
 
 FAST = ["random", "heuristic_v0"]  # a pool that plays in seconds

@@ -6,9 +6,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import numpy as np  # noqa: E402
+from kortmiljo.agents.spokelse_heuristic import SpokelseHeuristic, _Batch  # noqa: E402
 from spokelse_ceiling import EndgameOracle, duel, luck, oracle  # noqa: E402
 
-from agents.spokelse_heuristic import SpokelseHeuristic, _Batch  # noqa: E402
 from kortmiljo import load_game  # noqa: E402
 
 SPOKELSE = load_game("spokelse")  # the configured game the policies are built for

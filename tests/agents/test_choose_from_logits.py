@@ -4,8 +4,7 @@ illegal action, whatever the uniform draw, and the softmax's frequencies otherwi
 from __future__ import annotations
 
 import numpy as np
-
-from agents.base import choose_from_logits
+from kortmiljo.agents.base import choose_from_logits
 
 
 class _Fixed:

@@ -7,9 +7,8 @@ import copy
 import json
 
 import pytest
-
-from agents import benchmark as B
-from agents import leaderboard as L
+from kortmiljo.agents import benchmark as B
+from kortmiljo.agents import leaderboard as L
 
 FAST = ["random", "heuristic_v0"]
 

@@ -8,9 +8,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+from kortmiljo.agents.registry import make_agent  # noqa: E402
 from oracle_gain import main, oracle_gain  # noqa: E402
 
-from agents.registry import make_agent  # noqa: E402
 from kortmiljo import load_game  # noqa: E402
 
 

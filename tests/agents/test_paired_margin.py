@@ -9,9 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+from kortmiljo.agents.tournament import run_tournament  # noqa: E402
 from paired_margin import main, margin, paired, reusable  # noqa: E402
-
-from agents.tournament import run_tournament  # noqa: E402
 
 
 def test_a_margin_is_the_tournaments_mean_of_its_deals():

@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-
-from agents import play as P
+from kortmiljo.agents import play as P
 
 from .common import GAMES
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kortmiljo.agents import tournament as T
+from kortmiljo.agents.base import Policy
+from kortmiljo.agents.play import play
+from kortmiljo.agents.plugins import PluginPolicy, as_policy
+from kortmiljo.agents.registry import AGENT_KINDS, available_agents, make_agent, spec_kind
 
-from agents import tournament as T
-from agents.base import Policy
-from agents.play import play
-from agents.plugins import PluginPolicy, as_policy
-from agents.registry import AGENT_KINDS, available_agents, make_agent, spec_kind
 from kortmiljo import cli, load_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ FIXTURE = ROOT / "tests" / "fixtures" / "spokelse_model_v010"
 POLICY_MODULE = '''
 import numpy as np
 
-from agents.base import Policy
+from kortmiljo.agents.base import Policy
 
 
 class LowestPolicy(Policy):
@@ -426,7 +426,7 @@ def test_a_broken_zip_path_gives_the_loaders_errors(tmp_path):
 
 
 def test_an_npz_path_is_the_weights_loader(tmp_path):
-    from agents.pretrained import load_mlp_policy, save_weights
+    from kortmiljo.agents.pretrained import load_mlp_policy, save_weights
 
     g = load_game("sproyte")
     rng = np.random.default_rng(0)
@@ -448,7 +448,7 @@ def test_an_npz_path_is_the_weights_loader(tmp_path):
 
 @pytest.mark.parametrize("game", ["spokelse", "sproyte", "femkortskille"])
 def test_pretrained_names(game):
-    from agents.pretrained import PRETRAINED_VERSIONS, newest_version, shipped
+    from kortmiljo.agents.pretrained import PRETRAINED_VERSIONS, newest_version, shipped
 
     names = available_agents(game)
     if game in shipped(1):

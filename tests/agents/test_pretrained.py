@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.pretrained import (
+from kortmiljo.agents.pretrained import (
     FORMAT,
     PRETRAINED_VERSIONS,
     MLPPolicy,
@@ -25,6 +24,7 @@ from agents.pretrained import (
     shipped,
     weights_path,
 )
+
 from kortmiljo.core.registry import load_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,7 +186,7 @@ def test_pretrained_v2_ships_where_the_oracle_teacher_beat_v1():
 
 def test_pretrained_v3_ships_where_a_step_of_policy_iteration_beat_v2():
     assert shipped(3) == ["femkortskille", "sproyte"]
-    # Femkortskille: v2's own action values as the teacher (train.oracle_data --policy)
+    # Femkortskille: v2's own action values as the teacher (kortmiljo.train.oracle_data --policy)
     w = read_weights(weights_path("femkortskille", 3))
     source = w.meta["source"]
     assert w.meta["advisor"] == "heuristic_v0" and source["target"] == "advantage"
@@ -333,8 +333,8 @@ def test_pretrained_plays_without_torch_or_sb3():
         "        if name.split('.')[0] in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
         "            raise ImportError(name + ' is blocked')\n"
         "sys.meta_path.insert(0, Block())\n"
-        "from agents.registry import make_agent\n"
-        "from agents.tournament import run_tournament\n"
+        "from kortmiljo.agents.registry import make_agent\n"
+        "from kortmiljo.agents.tournament import run_tournament\n"
         "for g in ('spokelse', 'sproyte', 'femkortskille'):\n"
         "    for name in ('pretrained_v1', 'pretrained'):  # the newest (v2 or v3, with a heuristic advisor) too\n"
         "        r = run_tournament(g, [make_agent(name, g, seed=0), 'random'], games=4, progress=False)\n"
@@ -349,7 +349,7 @@ def test_pretrained_plays_without_torch_or_sb3():
 @pytest.fixture(scope="module")
 def ppo_fixture():
     pytest.importorskip("sb3_contrib")
-    from agents.trained import load_ppo_policy
+    from kortmiljo.agents.trained import load_ppo_policy
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fixture predates fingerprints: the loader warns
@@ -357,7 +357,7 @@ def ppo_fixture():
 
 
 def test_export_reproduces_the_ppo_policy(tmp_path, ppo_fixture):
-    from agents.export import export_policy
+    from kortmiljo.agents.export import export_policy
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -396,7 +396,7 @@ def test_export_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_an_advisors_move_is_a_one_hot_input(tmp_path, name):
-    from agents.registry import make_agent
+    from kortmiljo.agents.registry import make_agent
 
     game = load_game(name)
     rng = np.random.default_rng(2)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents.base import TimedPolicy
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.agents.tournament import mean_ci
 
-from agents.base import TimedPolicy
-from agents.registry import make_agent
-from agents.tournament import mean_ci
 from kortmiljo import load_game
 from kortmiljo.games.sproyte import SproyteEngine
 from kortmiljo.games.sproyte.game import DONE, PLAY0

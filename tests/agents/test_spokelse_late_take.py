@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents.spokelse_heuristic import DRAW, TAKE, SpokelseHeuristic
 
-from agents.spokelse_heuristic import DRAW, TAKE, SpokelseHeuristic
 from kortmiljo import load_game
 from kortmiljo.games.spokelse import SpokelseEngine
 

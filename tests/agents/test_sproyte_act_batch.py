@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents import make_agent
 
-from agents import make_agent
 from kortmiljo import load_game
 from kortmiljo.games.sproyte.game import DONE, GRAND, NULLO, TRUMP, Phase
 

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
+from kortmiljo.agents import tournament as T
+from kortmiljo.agents.base import Policy
 
-from agents import tournament as T
-from agents.base import Policy
 from kortmiljo.core.options import parse_options
 
 from .common import GAMES
@@ -180,7 +180,8 @@ def test_a_game_the_cap_cuts_short_is_counted_apart():
 
 
 def test_a_game_that_never_ends_without_its_cap_is_abandoned_with_a_clear_error():
-    from agents.tournament import play_game
+    from kortmiljo.agents.tournament import play_game
+
     from kortmiljo import spokelse_v0
 
     env = spokelse_v0.env(max_steps=None)

@@ -18,13 +18,13 @@ import zipfile
 
 import numpy as np
 import pytest
+from kortmiljo.agents import leaderboard, pretrained
+from kortmiljo.agents.pretrained import load_mlp_policy, read_weights, save_weights
+from kortmiljo.agents.trained import read_model_config
+from kortmiljo.train import checkpoints
+from kortmiljo.train.config import TrainConfig, TrainError
 
-from agents import leaderboard, pretrained
-from agents.pretrained import load_mlp_policy, read_weights, save_weights
-from agents.trained import read_model_config
 from kortmiljo.core.registry import load_game
-from train import checkpoints
-from train.config import TrainConfig, TrainError
 
 DEEP = "[" * 100_000 + "]" * 100_000
 

@@ -1,8 +1,8 @@
 """``python -m kortmiljo`` runs the package's own ``agents`` and ``train``, whatever the working directory holds.
 
-``python -m`` puts the working directory first on ``sys.path``, and the project's top-level
-packages have common names: a ``train.py`` or an ``agents.py``/``agents/`` in the folder a user
-runs from was imported instead of ours (:class:`kortmiljo.cli.OwnPackages` prevents it).
+``python -m`` puts the working directory first on ``sys.path``, and a ``train.py`` or an
+``agents.py``/``agents/`` is common in a researcher's folder. The package's own live under its
+namespace (``kortmiljo.agents``, ``kortmiljo.train``), so such a folder is never imported.
 """
 
 from __future__ import annotations

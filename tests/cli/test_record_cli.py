@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
+from kortmiljo.agents import tournament as T
+from kortmiljo.agents.base import Policy
 
-from agents import tournament as T
-from agents.base import Policy
 from kortmiljo import cli, load_game, records
 
 

@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 import pytest
+from kortmiljo.agents.registry import available_agents, make_agent
 
-from agents.registry import available_agents, make_agent
 from tests.conformance.games import conformance_cases
 from tests.conformance.indistinguishable import Deal, pairs
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gymnasium import spaces
+from kortmiljo.agents.base import RandomPolicy
+from kortmiljo.agents.spokelse_heuristic import SpokelseHeuristic
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents.base import RandomPolicy
-from agents.spokelse_heuristic import SpokelseHeuristic
 from kortmiljo import load_game
 from kortmiljo.core.batched import BatchedEngine
 from kortmiljo.env.training import SingleSeatEnv
@@ -150,9 +150,8 @@ def test_illegal_learner_action_names_the_lane():
 def test_random_and_frozen_policy_opponents_in_batch():
     """A pool with a frozen SB3 policy (evaluated once per batch) and random players."""
     import torch
+    from kortmiljo.train.pool import OpponentPool
     from sb3_contrib import MaskablePPO
-
-    from train.pool import OpponentPool
 
     torch.set_num_threads(1)
     spec = SpokelseEngine()

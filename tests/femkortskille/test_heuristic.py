@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents.base import RandomPolicy
+from kortmiljo.agents.femkortskille_heuristic import FemkortskilleHeuristic, p_win, trick_winner
+from kortmiljo.agents.registry import make_agent
 
-from agents.base import RandomPolicy
-from agents.femkortskille_heuristic import FemkortskilleHeuristic, p_win, trick_winner
-from agents.registry import make_agent
 from kortmiljo import femkortskille_v0
 from kortmiljo.games.femkortskille import FemkortskilleEngine
 

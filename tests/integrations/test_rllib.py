@@ -15,7 +15,7 @@ GAME = "spokelse"
 
 
 def test_env_wrapper_gives_every_seat_its_terminal_reward():
-    from train.rllib_backend import KortmiljoRLlibEnv
+    from kortmiljo.train.rllib_backend import KortmiljoRLlibEnv
 
     env = KortmiljoRLlibEnv({"game": GAME, "config": {"num_players": 3}})
     rng = np.random.default_rng(0)
@@ -39,10 +39,10 @@ def test_env_wrapper_gives_every_seat_its_terminal_reward():
 
 def test_short_local_run_then_the_checkpoint_plays(tmp_path):
     import ray
+    from kortmiljo.agents.registry import make_agent
+    from kortmiljo.train.cli import main
 
-    from agents.registry import make_agent
     from kortmiljo.env.modules import env_module_of
-    from train.cli import main
 
     out = tmp_path / "run"
     t = time.time()

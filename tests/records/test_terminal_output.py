@@ -10,8 +10,8 @@ import re
 import sys
 
 import pytest
+from kortmiljo.agents.play import play
 
-from agents.play import play
 from kortmiljo.cli import fail, main
 from kortmiljo.records import redact, save, to_text
 

@@ -18,7 +18,8 @@ with warnings.catch_warnings():  # Starlette 1.x notes that httpx2 will replace 
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from agents.registry import available_agents, make_agent  # noqa: E402
+from kortmiljo.agents.registry import available_agents, make_agent  # noqa: E402
+
 from kortmiljo.core.registry import load_game  # noqa: E402
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing  # noqa: E402
 from kortmiljo.records import RecordEpisode, save  # noqa: E402

@@ -54,8 +54,8 @@ def need_browser() -> None:
 
 
 def agent_factory(spec: str, game: Any, seed: int | None = None) -> Any:
-    """The server's agent factory: ``agents.registry.make_agent`` for a configured game."""
-    from agents.registry import make_agent
+    """The server's agent factory: ``kortmiljo.agents.registry.make_agent`` for a configured game."""
+    from kortmiljo.agents.registry import make_agent
 
     return make_agent(spec, game, seed=seed)
 

@@ -358,7 +358,7 @@ def test_an_upload_that_does_not_replay_is_refused(records):
 
 # ---- the command line --------------------------------------------------------------------------------------
 def test_serve_command_line_checks_its_arguments(capsys):
-    from agents.serve import main, web_agents
+    from kortmiljo.agents.serve import main, web_agents
 
     assert main(["--records", "/no/such/folder"]) == 2
     assert "is not a folder" in capsys.readouterr().err

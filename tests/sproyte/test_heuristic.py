@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents.base import RandomPolicy
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.agents.sproyte_heuristic import SproyteHeuristic
 
-from agents.base import RandomPolicy
-from agents.registry import make_agent
-from agents.sproyte_heuristic import SproyteHeuristic
 from kortmiljo import sproyte_v0
 from kortmiljo.games.sproyte import SproyteEngine
 from kortmiljo.games.sproyte.game import DONE, PLAY0

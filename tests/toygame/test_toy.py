@@ -98,7 +98,7 @@ def test_the_conformance_suite_plays_it():
 
 # ---- kortmiljo eval ---------------------------------------------------------------------------
 def test_eval_in_process(capsys):
-    from agents.tournament import main
+    from kortmiljo.agents.tournament import main
 
     assert main(["toy", "--agents", "random", "random", "--games", "4", "--no-progress"]) == 0
     out = capsys.readouterr().out
@@ -149,7 +149,7 @@ def test_entry_point_game_is_listed_and_loads_in_a_fresh_interpreter(tmp_path):
 @pytest.mark.parametrize("vec", ["dummy", "native"])
 def test_train_a_few_hundred_steps(tmp_path, vec):
     pytest.importorskip("sb3_contrib")
-    from train.cli import main
+    from kortmiljo.train.cli import main
 
     out = tmp_path / "run"
     argv = ["toy", "--timesteps", "256", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64"]
@@ -160,7 +160,7 @@ def test_train_a_few_hundred_steps(tmp_path, vec):
     assert (out / "model.zip").exists()
     cfg = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert cfg["game"] == "toy"
-    from agents.registry import make_agent
+    from kortmiljo.agents.registry import make_agent
 
     agent = make_agent(f"ppo:{out}", "toy", {}, seed=0)
     e = kortmiljo.load_game("toy").new_state()

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from train.cli import main as train_main  # noqa: E402
+from kortmiljo.train.cli import main as train_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--net", "32", "--n-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1"]

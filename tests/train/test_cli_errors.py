@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from agents.rllib_module import HAVE_RLLIB
-from train.cli import main as train_main
+from kortmiljo.agents.rllib_module import HAVE_RLLIB
+from kortmiljo.train.cli import main as train_main
 
 from .conftest import ROOT, TINY, tree
 

@@ -9,14 +9,14 @@ import shlex
 import sys
 
 import pytest
+from kortmiljo.train.cli import build_parser, parse_args
+from kortmiljo.train.cli import main as train_main
+from kortmiljo.train.config import TrainConfig, TrainError
+from kortmiljo.train.rllib_backend import RLlibConfig, rllib_settings
+from kortmiljo.train.trainer import Trainer
 
 import kortmiljo.cli
 from kortmiljo import load_game
-from train.cli import build_parser, parse_args
-from train.cli import main as train_main
-from train.config import TrainConfig, TrainError
-from train.rllib_backend import RLlibConfig, rllib_settings
-from train.trainer import Trainer
 
 from .conftest import TINY
 
@@ -139,7 +139,7 @@ def test_the_rllib_backend_reads_the_same_config_without_ray(tmp_path):
 
 
 def test_every_size_has_a_maximum_checked_before_anything_is_built():
-    from train.config import MAX_ROLLOUT, TrainConfig, TrainError
+    from kortmiljo.train.config import MAX_ROLLOUT, TrainConfig, TrainError
 
     with pytest.raises(TrainError, match=f"at most {MAX_ROLLOUT:,} are allowed"):
         TrainConfig(game="sproyte", n_envs=4096, n_steps=100_000, batch_size=4096).validate()

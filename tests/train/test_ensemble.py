@@ -1,13 +1,13 @@
-"""train.ensemble: students merged into one network whose output is exactly their weighted mean."""
+"""kortmiljo.train.ensemble: students merged into one network whose output is exactly their weighted mean."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from kortmiljo.agents.pretrained import load_mlp_policy, pretrained_policy, read_weights, save_weights, weights_path
+from kortmiljo.train import ensemble
 
-from agents.pretrained import load_mlp_policy, pretrained_policy, read_weights, save_weights, weights_path
 from kortmiljo import load_game
-from train import ensemble
 
 
 def _student(path, game, hidden, seed, advisor="heuristic_v0", critic=True):

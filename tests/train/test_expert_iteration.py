@@ -8,14 +8,14 @@ import json
 
 import numpy as np
 import pytest
+from kortmiljo.agents.pretrained import read_weights
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.agents.search import SearchPolicy
+from kortmiljo.train import distill
+from kortmiljo.train.expert_data import ARRAYS, collect, load_chunks, play_chunk
 
-from agents.pretrained import read_weights
-from agents.registry import make_agent
-from agents.search import SearchPolicy
 from kortmiljo import load_game
 from kortmiljo.env.training import flat_observation
-from train import distill
-from train.expert_data import ARRAYS, collect, load_chunks, play_chunk
 
 from .conftest import plays_legally
 
@@ -67,7 +67,7 @@ def test_no_teacher_data_is_a_clear_error(tmp_path):
 
 
 def test_advice_from_chunks_is_the_heuristics_move_and_an_advised_student_plays(tmp_path):
-    from train.distill import with_advice
+    from kortmiljo.train.distill import with_advice
 
     out = tmp_path / "data"
     collect("sproyte", out, minutes=5, teacher="heuristic", teacher_share=1.0, max_chunks=1)
@@ -90,7 +90,7 @@ def test_advice_from_chunks_is_the_heuristics_move_and_an_advised_student_plays(
 
 
 def test_the_reference_recipe_runs_end_to_end_with_its_stage_times(tmp_path):
-    from train.reference import run
+    from kortmiljo.train.reference import run
 
     out = tmp_path / "student.npz"
     report = run("spokelse", collect_minutes=0.01, workers=1, data=str(tmp_path / "data"), out=str(out), epochs=1,
@@ -110,7 +110,7 @@ def test_an_unversioned_advisor_is_refused_before_anything_is_fitted(tmp_path, c
 
 
 def test_end_writes_every_chunk_below_it(tmp_path):
-    from train import expert_data
+    from kortmiljo.train import expert_data
 
     out = tmp_path / "data"
     expert_data.main(["spokelse", "--out", str(out), "--teacher", "heuristic", "--teacher-share", "1", "--end", "2"])

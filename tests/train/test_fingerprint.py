@@ -10,10 +10,10 @@ import shutil
 
 import numpy as np
 import pytest
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.train.cli import main as train_main
 
-from agents.registry import make_agent
 from kortmiljo import load_game
-from train.cli import main as train_main
 
 from .conftest import QUICK
 

@@ -8,13 +8,13 @@ import shutil
 
 import numpy as np
 import pytest
+from kortmiljo.agents.export import _check, export_policy
+from kortmiljo.agents.pretrained import read_weights
+from kortmiljo.agents.trained import load_ppo_policy
+from kortmiljo.train.cli import main as train_main
+from kortmiljo.train.init_model import copy_numpy_weights
 
-from agents.export import _check, export_policy
-from agents.pretrained import read_weights
-from agents.trained import load_ppo_policy
 from kortmiljo import load_game
-from train.cli import main as train_main
-from train.init_model import copy_numpy_weights
 
 from .conftest import QUICK
 
@@ -73,7 +73,7 @@ def test_numpy_weights_for_another_game_or_corrupt_are_refused_before_anything_i
 
 
 def test_weights_with_an_advisor_input_are_refused(tmp_path, capsys):
-    from agents.pretrained import save_weights
+    from kortmiljo.agents.pretrained import save_weights
 
     g = load_game("spokelse")
     rng = np.random.default_rng(0)

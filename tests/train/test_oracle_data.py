@@ -9,15 +9,15 @@ import json
 
 import numpy as np
 import pytest
+from kortmiljo.agents.pretrained import load_mlp_policy, read_weights
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.agents.search import SearchPolicy
+from kortmiljo.train import distill
+from kortmiljo.train.distill import advantage_targets, advice_columns, regret
+from kortmiljo.train.expert_data import ARRAYS, chunk_totals, load_chunks
+from kortmiljo.train.oracle_data import collect, play_chunk
 
-from agents.pretrained import load_mlp_policy, read_weights
-from agents.registry import make_agent
-from agents.search import SearchPolicy
 from kortmiljo import load_game
-from train import distill
-from train.distill import advantage_targets, advice_columns, regret
-from train.expert_data import ARRAYS, chunk_totals, load_chunks
-from train.oracle_data import collect, play_chunk
 
 from .conftest import plays_legally
 
@@ -215,7 +215,7 @@ def test_the_advantage_target_without_an_advisor_is_refused_before_data_loads(tm
 
 @pytest.mark.parametrize("policy,half", [("heuristic", False), ("pretrained_v2", True)])  # v2's recipe, v3's
 def test_the_oracle_recipe_runs_end_to_end(tmp_path, policy, half):
-    from train.reference import run
+    from kortmiljo.train.reference import run
 
     out = tmp_path / "v.npz"
     report = run("femkortskille", collect_minutes=0.01, workers=1, data=str(tmp_path / "data"), out=str(out),
@@ -229,7 +229,7 @@ def test_the_oracle_recipe_runs_end_to_end(tmp_path, policy, half):
 
 
 def test_each_recipe_names_the_version_it_makes():
-    from train.reference import recipe_version
+    from kortmiljo.train.reference import recipe_version
 
     assert recipe_version("search", "heuristic") == 1
     assert recipe_version("oracle", "heuristic") == recipe_version("oracle", "heuristic_v0") == 2
@@ -277,7 +277,7 @@ def test_a_fit_from_init_starts_where_the_earlier_student_stopped(tmp_path, caps
 
 
 def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_path, capsys):
-    from train.reference import main, run
+    from kortmiljo.train.reference import main, run
 
     kw = {"workers": 1, "epochs": 1, "check_games": 6, "hidden": "16", "teacher": "oracle"}
     first, second = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
@@ -303,7 +303,7 @@ def test_the_recipe_goes_on_from_an_earlier_student_with_every_stage_scored(tmp_
 
 
 def test_the_recipe_passes_the_mixed_table_on_and_refuses_a_bad_one_before_its_workers_start(tmp_path, capsys):
-    from train.reference import main, run
+    from kortmiljo.train.reference import main, run
 
     kw = {"workers": 1, "epochs": 1, "check_games": 6, "hidden": "16", "teacher": "oracle"}
     report = run("sproyte", collect_minutes=0.01, data=str(tmp_path / "d"), out=str(tmp_path / "a.npz"),
@@ -350,7 +350,7 @@ def test_a_wider_fit_from_init_starts_as_the_narrower_student_and_plays_the_same
 
 
 def test_end_fixes_the_data_to_the_chunk_and_bad_stops_are_refused(tmp_path, capsys):
-    from train import oracle_data
+    from kortmiljo.train import oracle_data
 
     a, b = tmp_path / "a", tmp_path / "b"
     # two processes on one folder (odd and even numbers) write every chunk below --end, with no time box

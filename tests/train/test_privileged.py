@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from kortmiljo.agents.trained import PPOPolicy, actor_logits
 
-from agents.trained import PPOPolicy, actor_logits
 from kortmiljo import load_game
 from kortmiljo.env.training import SingleSeatEnv, privileged_features
 
 
 def _model():
+    from kortmiljo.train.policy import AsymmetricMaskablePolicy
     from sb3_contrib import MaskablePPO
-
-    from train.policy import AsymmetricMaskablePolicy
 
     env = SingleSeatEnv("spokelse", privileged=True, seed=0)
     kwargs = {"net_arch": {"pi": [32], "vf": [32]}, "actor_dim": env.actor_size}

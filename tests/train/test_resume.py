@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from train.cli import main as train_main
+from kortmiljo.train.cli import main as train_main
 
 from .conftest import QUICK, tree
 

@@ -13,11 +13,11 @@ import time
 
 import numpy as np
 import pytest
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.train.cli import main as train_main
+from kortmiljo.train.evaluation import duplicate_eval
 
-from agents.registry import make_agent
 from kortmiljo import load_game
-from train.cli import main as train_main
-from train.evaluation import duplicate_eval
 
 from .conftest import ROOT, TINY
 
@@ -66,7 +66,7 @@ def test_reload_as_agent_and_evaluate(trained, capsys):
 
 
 def test_tournament_accepts_ppo_agent(trained):
-    tournament = pytest.importorskip("agents.tournament")
+    tournament = pytest.importorskip("kortmiljo.agents.tournament")
     if not hasattr(tournament, "run_tournament"):
         pytest.skip("tournament not available yet")
     res = tournament.run_tournament(
@@ -147,7 +147,7 @@ def test_resume_after_kill(tmp_path):
 
 @pytest.mark.slow
 def test_demo_runs_end_to_end(tmp_path, capsys):
-    from train.demo import main as demo_main
+    from kortmiljo.train.demo import main as demo_main
 
     out = tmp_path / "demo"
     assert demo_main(["--out", str(out), "--minutes", "0.3", "--bc-games", "50", "--games", "20", "--no-progress"]) == 0

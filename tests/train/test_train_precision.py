@@ -7,16 +7,16 @@ import json
 import numpy as np
 import pytest
 import torch
-
-from kortmiljo.env.training import SingleSeatEnv
-from train.cli import main as train_main
-from train.policy import (
+from kortmiljo.train.cli import main as train_main
+from kortmiljo.train.policy import (
     AsymmetricMaskablePolicy,
     KortmiljoMaskablePolicy,
     TrainingSpeedups,
     native_bf16,
     resolve_train_precision,
 )
+
+from kortmiljo.env.training import SingleSeatEnv
 
 
 def _model(privileged: bool = False):

@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from kortmiljo.agents.base import Policy, RandomPolicy
 
-from agents.base import Policy, RandomPolicy
 from kortmiljo import game_names, load_game
 from kortmiljo.core.cards import FRENCH, FRENCH_CODES
 from kortmiljo.core.engine import Engine
