@@ -292,6 +292,11 @@ class Engine(ABC):
     def observe(self, seat: int) -> np.ndarray:
         """The flat float32 observation of ``seat`` (perfect recall, seats relative to it)."""
 
+    def decode(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        """An observation vector (or a batch ``[..., size]``) cut into its named segments, in layout
+        order: :meth:`Layout.split <kortmiljo.core.layout.Layout.split>` of this configuration's layout."""
+        return self.layout.split(observation)
+
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         """The env's observation dict of ``seat`` (the one builder every layer uses): its
         ``observation`` vector, its ``action_mask`` (all zeros unless it is on move) and ``unseen``."""

@@ -452,10 +452,6 @@ class SproyteEngine(Engine):
             obs[self.o_leader + rel(self.leader)] = 1.0
         return obs
 
-    def decode(self, observation: np.ndarray) -> dict[str, np.ndarray]:
-        """An observation vector cut into its named segments (see ``layout``)."""
-        return self.layout.split(observation)
-
     # ---- knowledge ------------------------------------------------------------
     def moment(self):
         return PHASE_NAMES[self.phase], (self.trick_no if self.phase is Phase.PLAY else None)
