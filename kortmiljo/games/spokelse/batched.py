@@ -769,7 +769,7 @@ class BatchedSpokelse(BatchedEngine):
         return pts[self._ghost] + pts[self._slots].sum(axis=2)
 
     def info(self) -> dict[str, np.ndarray]:
-        """The end-of-episode result fields per lane and seat, ``[B, n]`` each (RULES.md:
+        """The end-of-episode result fields per lane and seat, ``[B, n]`` each (docs/spokelse.md, Infos:
         ``round_points`` and ``match_points``); valid for lanes whose game is over."""
         sums = np.where(self._has_sums[:, None], self.last_sums, self.round_sums())
         return {"round_points": sums, "match_points": self.totals.copy() if self.match_to else sums}

@@ -731,10 +731,10 @@ class BatchedSproyte(BatchedEngine):
         }
 
     def info(self) -> dict[str, np.ndarray]:
-        """The numeric result fields of RULES.md per lane and seat, ``[B, 3]`` each: ``tricks``,
-        ``deal_points`` and ``match_points`` (of the current deal and match; final where the game is
-        over). The contract and trump are per lane (``contract``, ``trump``; ``lane_info`` gives
-        the scalar engine's dict with their names)."""
+        """The numeric result fields of docs/sproyte.md (Infos) per lane and seat, ``[B, 3]`` each:
+        ``tricks``, ``deal_points`` and ``match_points`` (of the current deal and match; final where the
+        game is over). The contract and trump are per lane (``contract``, ``trump``; ``lane_info``
+        gives the scalar engine's dict with their names)."""
         return self._info(self._all)
 
     def final_info(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
