@@ -8,29 +8,135 @@ game has ended, the table and text are the open view and the summary lists every
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..core.game import GameDef
+from ..core.options import Option, any_of, int_in, is_bool, one_of, optional, seq_of, str_list
 from ..records import Record, RecordError, redact, restore, to_text
 from ..records.format import check_game, jsonable
 from ..records.redact import seat_index, views
 from ..records.replay import states
 from .sessions import GameSession, label
 
+MAX_CHOICES = 64  # more values than this are typed, not picked from a list
+
+
+def _values(check: Any) -> tuple[list[Any], list[dict[str, Any]]] | None:
+    """What ``check`` accepts, read from its declaration: ``(values, inputs)``, the single values
+    it names (``one_of``, None of ``optional``, True and False of ``is_bool``) and the free inputs
+    (an int range, a list of ints, a list of names). None: the check declares nothing readable."""
+    if check is is_bool:
+        return [True, False], []
+    if isinstance(check, int_in):
+        return [], [{"input": "int", "min": int(check.lo), "max": int(check.hi)}]
+    if isinstance(check, one_of):
+        return list(check.values), []
+    if isinstance(check, optional):
+        inner = _values(check.check)
+        return None if inner is None else ([None, *inner[0]], inner[1])
+    if isinstance(check, any_of):
+        values: list[Any] = []
+        inputs: list[dict[str, Any]] = []
+        for c in check.checks:
+            found = _values(c)
+            if found is None:
+                return None
+            values += found[0]
+            inputs += found[1]
+        return values, inputs
+    if isinstance(check, seq_of) and isinstance(check.check, int_in):
+        return [], [
+            {"input": "ints", "length": int(check.length), "min": int(check.check.lo), "max": int(check.check.hi)}
+        ]
+    if isinstance(check, str_list):
+        return [], [{"input": "names", "most": int(check.most), "longest": int(check.longest)}]
+    return None
+
+
+def option_form(opt: Option, players: tuple[int, int] | None = None) -> dict[str, Any]:
+    """How the page asks for one option, derived from its check (docs/web.md, "The catalog"):
+    ``{"input": kind or None, "choices": [values], ...}``.
+
+    ``choices`` are the single values the option takes (a select; True and False alone: a
+    checkbox; one value alone: fixed, shown and not asked), ``input`` the one free input beside
+    them: ``"int"`` with ``min``/``max``, ``"ints"`` (``length`` ints from ``min`` to ``max``),
+    ``"names"`` (at most ``most`` names of at most ``longest`` characters) or ``"json"`` (any
+    other value, typed as JSON). ``players``: the game's player range, for ``num_players``: one
+    number is fixed, a range bounds the input. A check that declares nothing (a plain function)
+    is asked about its default, None, True, False and the quoted words of ``allowed`` (Sprøyte's
+    ``trump``: ``"S"``, ``"H"``, ``"D"``, ``"C"``); what it accepts of them are the choices. The
+    server checks every value again."""
+    if players is not None and players[0] == players[1]:
+        return {"input": None, "choices": [players[0]]}
+    found = _values(opt.check)
+    if found is None:
+        return _probed(opt)
+    values, inputs = found
+    if len(inputs) > 1 or len(values) > MAX_CHOICES:
+        return {"input": "json", "choices": []}
+    form: dict[str, Any] = {"input": None, "choices": jsonable(_unique(values))}
+    if inputs:
+        form.update(inputs[0])
+        if players is not None and form["input"] == "int":
+            form["min"], form["max"] = max(form["min"], players[0]), min(form["max"], players[1])
+    return form
+
+
+def _unique(values: Iterable[Any]) -> list[Any]:
+    """Each value once, of each kind (``True`` and ``1`` are one value to Python, two to an option)."""
+    out: list[Any] = []
+    for v in values:
+        if not any(type(u) is type(v) and u == v for u in out):
+            out.append(v)
+    return out
+
+
+_QUOTED = re.compile(r'"([^"\\]{1,40})"')
+
+
+def _probed(opt: Option) -> dict[str, Any]:
+    """The form of an option whose check declares nothing: the candidates it accepts (see
+    :func:`option_form`); a free JSON input beside them unless ``allowed`` names strings it takes."""
+    words = _QUOTED.findall(opt.allowed)[:MAX_CHOICES]
+    candidates = [opt.default, None, True, False, *words]
+    taken = _unique(v for v in candidates if _accepts(opt.check, v))
+    if taken and any(isinstance(v, str) for v in taken):
+        return {"input": None, "choices": jsonable(taken)}
+    if taken and all(isinstance(v, bool) for v in taken) and len(taken) == 2:
+        return {"input": None, "choices": [True, False]}
+    return {"input": "json", "choices": jsonable([v for v in taken if v is None])}
+
+
+def _accepts(check: Any, value: Any) -> bool:
+    """``check(value)``; False where the check fails on a value meant for another."""
+    try:
+        return bool(check(value))
+    except Exception:
+        return False
+
 
 def catalog(definitions: Iterable[GameDef], agents: Sequence[str]) -> dict[str, Any]:
-    """``GET /api/catalog``: every game with its player range, options and example configurations,
-    and the agent names the server plays."""
+    """``GET /api/catalog``: every game with its player range, options (each with its form,
+    :func:`option_form`) and example configurations, and the agent names the server plays."""
     games = []
     for d in definitions:
+        options = {
+            k: {
+                "default": jsonable(o.default),
+                "allowed": o.allowed,
+                "form": option_form(o, d.players if k == "num_players" else None),
+            }
+            for k, o in d.options.items()
+        }
         games.append(
             {
                 "name": d.name,
                 "display_name": d.display_name,
                 "players": list(d.players),
-                "options": {k: {"default": jsonable(o.default), "allowed": o.allowed} for k, o in d.options.items()},
+                "options": options,
                 "examples": [jsonable(dict(x)) for x in d.examples],
             }
         )
@@ -239,4 +345,13 @@ def replay_step(
     }
 
 
-__all__ = ["Positions", "catalog", "dealt_table", "game_view", "record_entry", "record_log", "replay_step"]
+__all__ = [
+    "Positions",
+    "catalog",
+    "dealt_table",
+    "game_view",
+    "option_form",
+    "record_entry",
+    "record_log",
+    "replay_step",
+]
