@@ -7,7 +7,9 @@
   through the engine);
 * a disabled move cannot be played: clicking it sends nothing and changes nothing;
 * a replay: step forward and back, jump with the slider, play to the end, switch the seat view,
-  the annotations of a move; an uploaded record plays too.
+  the annotations of a move; an uploaded record plays too;
+* the options form: built from the descriptors' options (selects of exactly their choices, bounded
+  number inputs, a fixed player count shown, not asked), sending typed values the game starts with.
 
 Screenshots go to ``tests/server/artifacts/`` (git-ignored). Fixtures: ``conftest.py``.
 """
@@ -267,17 +269,160 @@ def test_whole_game(page, live_server, artifacts, game, seed, opponents):
 
 # ---------------------------------------------------------------- the set-up form
 
+# a field of the options form as the page has it: its control's tag and type, its bounds, its
+# select's values (JSON-decoded; "__input__" is the entry of the free input beside the choices)
+FIELD = """row => {
+  const c = row.querySelector('[data-option]');
+  const free = row.querySelectorAll('input[data-option-input], [data-option-input] input');
+  const value = (o) => (o.value === '__input__' ? o.value : JSON.parse(o.value));
+  return {
+    tag: c.tagName, type: c.type || null, fixed: c.dataset.fixed === '1', editable: !c.matches('output'),
+    checked: c.type === 'checkbox' ? c.checked : null,
+    min: c.getAttribute('min'), max: c.getAttribute('max'), required: Boolean(c.required),
+    values: c.tagName === 'SELECT' ? [...c.options].map(value) : null,
+    free: [...free].map(i => ({
+      min: i.getAttribute('min'), max: i.getAttribute('max'), disabled: i.disabled,
+      hidden: i.closest('[hidden]') !== null,
+    })),
+    inputs: row.querySelectorAll('input, select').length,
+  };
+}"""
 
-def test_options_form(page):
-    """The options form sends only the options changed; the seats follow num_players; a refused
-    option shows the server's reason."""
+
+def int_bounds(check) -> tuple[int, int] | None:
+    """The (lo, hi) of the int range a descriptor's check declares, if any (read from the check,
+    not from the catalog)."""
+    from kortmiljo.core.options import any_of, int_in, optional, seq_of
+
+    if isinstance(check, int_in):
+        return check.lo, check.hi
+    if isinstance(check, (optional, seq_of)):
+        return int_bounds(check.check)
+    if isinstance(check, any_of):
+        found = [b for b in map(int_bounds, check.checks) if b is not None]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def fields(page, game: str) -> dict[str, dict]:
+    page.select_option('[data-testid="game-select"]', game)
+    rows = page.locator('[data-testid="options"] [data-field]')
+    return {r.get_attribute("data-field"): r.evaluate(FIELD) for r in rows.all()}
+
+
+def test_options_form_is_built_from_the_descriptors(page, artifacts):
+    """Every option of every game gets the control its declared check calls for: a select of
+    exactly its choices, a checkbox for True/False, a number input bounded by the check's range,
+    and a fixed player count is shown, not asked."""
+    from kortmiljo.core.options import is_bool, one_of, optional
+    from kortmiljo.core.registry import games
+    from kortmiljo.games.sproyte.game import VARIANTS
+
+    open_app(page)
+    for name, d in games().items():
+        got = fields(page, name)
+        assert list(got) == list(d.options), name
+        for option, opt in d.options.items():
+            f = got[option]
+            where = f"{name}.{option}: {f}"
+            check = opt.check
+            inner = check.check if isinstance(check, optional) else check
+            if option == "num_players" and d.players[0] == d.players[1]:
+                assert f["fixed"] and not f["editable"] and f["inputs"] == 0, where
+                continue
+            if check is is_bool:
+                assert (f["tag"], f["type"], f["checked"]) == ("INPUT", "checkbox", opt.default), where
+            elif isinstance(check, one_of):
+                assert f["tag"] == "SELECT" and f["values"] == list(check.values), where
+            elif isinstance(inner, one_of):  # optional(one_of(...)): None is a choice too
+                assert f["tag"] == "SELECT" and f["values"] == [None, *inner.values], where
+            bounds = int_bounds(check)
+            if bounds is not None and f["tag"] == "INPUT" and f["type"] == "number":
+                lo, hi = bounds
+                if option == "num_players":
+                    lo, hi = max(lo, d.players[0]), min(hi, d.players[1])
+                assert (f["min"], f["max"]) == (str(lo), str(hi)), where
+                assert f["required"] == (not isinstance(check, optional)), where  # blank is None where None is allowed
+            elif bounds is not None:
+                assert f["free"] and all((x["min"], x["max"]) == tuple(map(str, bounds)) for x in f["free"]), where
+    sproyte = fields(page, "sproyte")
+    assert sproyte["variant"]["values"] == list(VARIANTS)
+    assert sproyte["num_players"]["fixed"] and page.locator('[data-testid="opt-num_players"]').inner_text() == "3"
+    assert page.locator('[data-field="num_players"] input, [data-field="num_players"] select').count() == 0
+    assert sproyte["trump"]["values"] == [None, "S", "H", "D", "C"]
+    # the deal cap: "auto", None, or a number from 1 to the bound, whose input waits for "a number"
+    from kortmiljo.games.sproyte.game import MAX_DEALS
+
+    assert sproyte["max_deals"]["values"] == [None, "auto", "__input__"]
+    assert sproyte["max_deals"]["free"] == [{"min": "1", "max": str(MAX_DEALS), "disabled": True, "hidden": True}]
+    assert page.input_value('[data-testid="opt-max_deals"]') == '"auto"'
+    assert len(sproyte["exchange_quota"]["free"]) == 3
+    page.screenshot(path=str(artifacts / "options-sproyte.png"), full_page=True)
+    no_script_errors(page)
+
+
+def test_options_form_sends_typed_values_and_the_game_starts_with_them(page):
+    """Selects, numbers and checkboxes send the typed values the server expects (ints, not strings;
+    11, not "11"), only where they differ from the default; the server's game has them."""
+    bodies: list[dict] = []
+    page.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/games") else None)
+    open_app(page)
+    page.select_option('[data-testid="game-select"]', "sproyte")
+    page.select_option('[data-testid="opt-variant"]', label="tretten")
+    page.select_option('[data-testid="opt-trump"]', label="H")
+    page.fill('[data-testid="opt-match_to"]', "2")
+    page.select_option('[data-testid="opt-max_deals"]', "__input__")
+    page.fill('[data-testid="opt-max_deals-value"]', "40")
+    page.select_option('[data-testid="opt-reward"]', label="raw")
+    page.fill('[data-testid="seed"]', "5")
+    page.click('[data-testid="start"]')
+    page.wait_for_selector('[data-testid="game"]:not([hidden])')
+    want = {"variant": "tretten", "trump": "H", "match_to": 2, "max_deals": 40, "reward": "raw"}
+    assert bodies[-1]["config"] == want
+    assert all(type(bodies[-1]["config"][k]) is type(v) for k, v in want.items())
+    game_id = page.get_attribute('[data-testid="game"]', "data-game-id")
+    config = page.request.get(f"/api/games/{game_id}").json()["config"]
+    assert {k: config[k] for k in want} == want and config["num_players"] == 3
+
+    page.click('[data-testid="new-game"]')
+    page.select_option('[data-testid="game-select"]', "spokelse")
+    page.fill('[data-testid="opt-num_players"]', "3")
+    page.select_option('[data-testid="opt-jack_points"]', label="11")
+    page.fill('[data-testid="opt-max_steps"]', "")  # blank: None, no cap
+    page.fill('[data-testid="seed"]', "")
+    page.click('[data-testid="start"]')
+    page.wait_for_selector(f'[data-testid="game"]:not([hidden]):not([data-game-id="{game_id}"])')
+    want = {"num_players": 3, "jack_points": 11, "max_steps": None}
+    assert bodies[-1]["config"] == want and type(bodies[-1]["config"]["jack_points"]) is int
+    game_id = page.get_attribute('[data-testid="game"]', "data-game-id")
+    config = page.request.get(f"/api/games/{game_id}").json()["config"]
+    assert {k: config[k] for k in want} == want
+
+    page.click('[data-testid="new-game"]')
+    page.select_option('[data-testid="game-select"]', "femkortskille")
+    page.check('[data-testid="opt-auktion"]')
+    page.fill('[data-testid="opt-max_bet"]', "7")
+    page.fill('[data-testid="opt-ranks"]', "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, kille")
+    page.click('[data-testid="start"]')
+    page.wait_for_selector(f'[data-testid="game"]:not([hidden]):not([data-game-id="{game_id}"])')
+    want = {"auktion": True, "max_bet": 7, "ranks": ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "kille"]}
+    assert bodies[-1]["config"] == want
+    game_id = page.get_attribute('[data-testid="game"]', "data-game-id")
+    config = page.request.get(f"/api/games/{game_id}").json()["config"]
+    assert {k: config[k] for k in want} == want
+    assert page.locator('[data-testid="error"]').is_hidden()
+    no_script_errors(page)
+
+
+def test_options_form_refuses_a_bad_value_before_sending_and_shows_the_servers_reason(page):
+    """The seats follow num_players; a number out of its Option's range is refused by the page
+    (nothing is sent); what only the server checks comes back as its message."""
     bodies: list[dict] = []
     page.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/games") else None)
     open_app(page)
     page.select_option('[data-testid="game-select"]', "spokelse")
     assert page.locator('[data-testid="seat-select"] option').count() == 2
     page.fill('[data-testid="opt-num_players"]', "3")
-    page.dispatch_event('[data-testid="opt-num_players"]', "change")
     assert page.locator('[data-testid="seat-select"] option').count() == 3
     page.select_option('[data-testid="seat-select"]', "player_2")
     assert [i.get_attribute("data-seat") for i in page.locator('[data-testid="opponents"] input').all()] == [
@@ -285,10 +430,13 @@ def test_options_form(page):
         "player_1",
     ]
     page.fill('[data-testid="opt-num_slots"]', "9")  # not allowed: 1 to 4
+    assert page.locator('[data-testid="opt-num_slots"]:invalid').count() == 1
     page.click('[data-testid="start"]')
-    page.wait_for_selector('[data-testid="error"]:not([hidden])')
-    assert "num_slots" in page.inner_text('[data-testid="error"]')
-    assert bodies[-1]["config"] == {"num_players": 3, "num_slots": 9}
+    page.fill('[data-testid="opt-num_slots"]', "0")
+    page.click('[data-testid="start"]')
+    assert bodies == [] and page.locator('[data-testid="game"]').is_hidden()
+    message = page.eval_on_selector('[data-testid="opt-num_slots"]', "i => i.validationMessage")
+    assert message, "the browser says why"
     page.fill('[data-testid="opt-num_slots"]', "4")  # the default again: not sent
     page.fill('[data-testid="agent-player_0"]', "random")
     page.click('[data-testid="start"]')
@@ -301,7 +449,16 @@ def test_options_form(page):
     }
     assert page.locator('[data-testid="table"] .seat').count() == 3
     assert page.locator('[data-testid="table"] .seat.me').get_attribute("data-seat") == "player_2"
-    assert page.locator('[data-testid="error"]').is_hidden()
+
+    # max_bet without auktion: within its range, refused by the server's own rule, which is shown
+    page.click('[data-testid="new-game"]')
+    page.select_option('[data-testid="game-select"]', "femkortskille")
+    page.fill('[data-testid="opt-max_bet"]', "7")
+    page.click('[data-testid="start"]')
+    page.wait_for_selector('[data-testid="error"]:not([hidden])')
+    assert bodies[-1]["config"] == {"max_bet": 7}
+    assert "max_bet" in page.inner_text('[data-testid="error"]')
+    assert page.locator('[data-testid="game"]').is_hidden()
     no_script_errors(page)
 
 

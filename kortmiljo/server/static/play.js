@@ -2,6 +2,7 @@
 
 import { api, clearError, pace, sleep } from "./api.js";
 import { isCard, moveCard, prettyAction, valueEl } from "./cards.js";
+import { optionField, optionValue, readOptions } from "./form.js";
 import { bar, drawFacts, drawTable, el, logEntry } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -25,57 +26,10 @@ function gameDef() {
   return state.catalog.games.find((g) => g.name === name);
 }
 
-function optionInput(name, opt) {
-  const id = `opt-${name}`;
-  const def = opt.default;
-  const row = el("div", { class: "row option" });
-  row.append(el("label", { for: id, text: name.replace(/_/g, " ") }));
-  let input;
-  if (typeof def === "boolean") {
-    input = el("input", { id, type: "checkbox", "data-testid": id, "data-option": name });
-    input.checked = def;
-  } else {
-    input = el("input", { id, type: "text", "data-testid": id, "data-option": name, spellcheck: "false" });
-    input.value = JSON.stringify(def);
-  }
-  input.dataset.default = JSON.stringify(def);
-  const hintId = `${id}-hint`;
-  input.setAttribute("aria-describedby", hintId);
-  row.append(input, el("span", { id: hintId, class: "hint", text: opt.allowed ? String(opt.allowed) : "" }));
-  input.addEventListener("change", () => {
-    if (name === "num_players") drawSeats();
-  });
-  return row;
-}
-
-/** An option's value as typed: JSON where it parses (3, true, null, ["AS"]), else the text itself. */
-function optionValue(input) {
-  if (input.type === "checkbox") return input.checked;
-  const text = input.value.trim();
-  try {
-    return JSON.parse(text);
-  } catch {
-    if (/^(true|false)$/i.test(text)) return text.toLowerCase() === "true";
-    if (/^none$/i.test(text)) return null;
-    return text;
-  }
-}
-
-/** Only the options changed from their defaults. */
-function changedConfig() {
-  const config = {};
-  for (const input of $("options").querySelectorAll("[data-option]")) {
-    const v = optionValue(input);
-    if (JSON.stringify(v) !== input.dataset.default) config[input.dataset.option] = v;
-  }
-  return config;
-}
-
 function numPlayers() {
   const g = gameDef();
-  const input = $("options").querySelector('[data-option="num_players"]');
-  let n = input ? Number(optionValue(input)) : NaN;
-  if (!Number.isInteger(n)) n = g.players[0];
+  let n = Number(optionValue($("options"), "num_players"));
+  if (!Number.isInteger(n)) n = Number(g.options?.num_players?.default ?? g.players[0]);
   return Math.max(g.players[0], Math.min(g.players[1], n));
 }
 
@@ -83,7 +37,10 @@ function drawOptions() {
   const g = gameDef();
   const box = $("options");
   box.replaceChildren(el("legend", { text: `Options of ${g.display_name || g.name}` }));
-  for (const [name, opt] of Object.entries(g.options || {})) box.append(optionInput(name, opt));
+  const onChange = (name) => {
+    if (name === "num_players") drawSeats();
+  };
+  for (const [name, opt] of Object.entries(g.options || {})) box.append(optionField(name, opt, onChange));
   $("game-players").textContent =
     g.players[0] === g.players[1] ? `${g.players[0]} players` : `${g.players[0]}–${g.players[1]} players`;
   drawSeats();
@@ -123,7 +80,12 @@ async function start(ev) {
   const g = gameDef();
   const me = $("seat-select").value;
   const opponents = [...$("opponents").querySelectorAll("input")].map((i) => i.value.trim() || "random");
-  const body = { game: g.name, config: changedConfig(), seat: me, opponents };
+  const { config, ok } = readOptions($("options"), g.options || {});
+  if (!ok) {
+    $("setup").reportValidity();
+    return;
+  }
+  const body = { game: g.name, config, seat: me, opponents };
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const button = $("start");
