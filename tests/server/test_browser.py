@@ -9,7 +9,9 @@
 * a replay: step forward and back, jump with the slider, play to the end, switch the seat view,
   the annotations of a move; an uploaded record plays too;
 * the options form: built from the descriptors' options (selects of exactly their choices, bounded
-  number inputs, a fixed player count shown, not asked), sending typed values the game starts with.
+  number inputs, a fixed player count shown, not asked), sending typed values the game starts with;
+* the facts never over the hand's cards, however
+  far the page is scrolled; on Watch the replay's board in view below a long list of records.
 
 Screenshots go to ``tests/server/artifacts/`` (git-ignored). Fixtures: ``conftest.py``.
 """
@@ -462,6 +464,58 @@ def test_options_form_refuses_a_bad_value_before_sending_and_shows_the_servers_r
     no_script_errors(page)
 
 
+# ---------------------------------------------------------------- the layout
+
+
+def overlaps(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+# for each card of the human's hand in view: its box, and whether it is what the page shows at its centre
+HAND_IN_VIEW = """() => [...document.querySelectorAll('.seat.me [data-testid="hand"] .card')].map(c => {
+  const r = c.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const inView = y > 0 && y < innerHeight && x > 0 && x < innerWidth;
+  const top = inView ? document.elementFromPoint(x, y) : null;
+  return {box: {x: r.left, y: r.top, width: r.width, height: r.height}, inView, shown: top !== null && c.contains(top)};
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_facts_never_cover_the_hand_when_scrolling(page, artifacts, width):
+    """Scrolled anywhere, at a wide and a narrow window (a laptop's height less the browser's bars),
+    no card of the hand is under the facts."""
+    page.set_viewport_size({"width": width, "height": 600})
+    open_app(page)
+    start_game(page, "sproyte", 8, "heuristic")
+    assert wait_turn(page)
+    page.click(".text-view summary")  # the table as text: a longer page, scrolled further
+    facts = page.locator('[data-testid="facts"]')
+    top = page.evaluate("document.documentElement.scrollHeight - innerHeight")
+    closest = None
+    for y in range(0, top + 60, 60):
+        page.evaluate(f"window.scrollTo(0, {y})")
+        bar = facts.bounding_box()
+        cards = page.evaluate(HAND_IN_VIEW)
+        assert cards
+        for c in cards:
+            if not c["inView"]:
+                continue
+            assert not overlaps(c["box"], bar), f"at scroll {y} a card of the hand is under the facts: {c}, {bar}"
+            assert c["shown"], f"at scroll {y} a card of the hand is covered: {c}"
+        ys = [c["box"]["y"] for c in cards]
+        closest = min(ys) if closest is None else min(closest, *ys)
+    assert closest is not None and closest < 100, "the hand never reached the top of the window"
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(artifacts / f"play-{width}.png"))
+    no_script_errors(page)
+
+
 # ---------------------------------------------------------------- a disabled move
 
 
@@ -630,4 +684,59 @@ def test_replay_upload(page, records_dir):
     page.fill('[data-testid="replay-slider"]', str(total))
     page.wait_for_selector(f'[data-testid="player"][data-step="{total}"]')
     assert page.locator('[data-testid="no-annotations"]').count() == 1
+    no_script_errors(page)
+
+
+# the piles of each seat, and its stats, as the page shows them: {seat: {"piles": {title: cards}, "tricks": text}}
+SEAT_PILES = """t => Object.fromEntries([...t.querySelectorAll('.seat')].map(s => [s.dataset.seat, {
+  piles: [...s.querySelectorAll('.seat-piles .pile')].map(p => [
+    p.querySelector('[data-testid="pile-title"]').textContent, p.querySelectorAll('.card').length]),
+  stats: Object.fromEntries([...s.querySelectorAll('[data-testid="stats"] dt')].map(
+    dt => [dt.textContent, dt.nextElementSibling.textContent])),
+}]))"""
+
+
+def test_watch_keeps_the_replay_in_view_and_says_cards_won(page, records_dir, artifacts):
+    """With a long list of records, the replay opened from its last row has its board's top in a
+    1280x800 window, without scrolling; the list scrolls within a bounded height and opens again.
+    A seat's won pile says it counts cards ("cards won 6", three to a trick), beside "tricks 2"."""
+    from kortmiljo.records import load, save
+
+    record = load(records_dir / "sproyte-annotated.json")
+    many = records_dir / "000-many.jsonl"  # listed first: 40 rows above the others
+    save([record] * 40, many)
+    try:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        open_app(page, "#watch")
+        rows = page.locator('[data-testid="record-row"]')
+        rows.nth(40).wait_for()
+        scroll = page.locator('[data-testid="records-scroll"]')
+        assert scroll.bounding_box()["height"] <= 0.4 * 800  # the list is bounded, whatever its length
+        assert page.evaluate("document.documentElement.scrollHeight") <= 800 + 50
+        rows.last.locator('[data-testid="watch-record"]').click()
+        page.wait_for_selector('[data-testid="player"][data-step="0"]')
+        board = page.locator('[data-testid="replay-table"]').bounding_box()
+        controls = page.locator('[data-testid="replay-forward"]').bounding_box()
+        assert 0 <= controls["y"] and 0 <= board["y"] < 800 - 200, (controls, board)
+        assert page.evaluate("window.scrollY") == 0
+        page.screenshot(path=str(artifacts / "watch-many-records.png"))
+        page.click('[data-testid="records-box"] summary')  # the list opens again
+        assert rows.last.is_visible()
+        page.click('[data-testid="records-box"] summary')
+
+        total = len(record.actions)
+        page.click('[data-testid="replay-last"]')
+        page.wait_for_selector(f'[data-testid="player"][data-step="{total}"]')
+        seats = page.locator('[data-testid="replay-table"]').evaluate(SEAT_PILES)
+        won_total = 0
+        for seat, s in seats.items():
+            titles = dict(s["piles"])
+            won = [t for t in titles if "won" in t]
+            assert won == [f"cards won {titles[won[0]]}"], (seat, titles)
+            assert not any(re.search(r"\(\d+\)$", t) for t in titles), titles  # every count says it is cards
+            assert titles[won[0]] == 3 * int(s["stats"]["tricks"]), (seat, s)
+            won_total += titles[won[0]]
+        assert won_total > 0
+    finally:
+        many.unlink()
     no_script_errors(page)

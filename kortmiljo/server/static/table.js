@@ -134,12 +134,19 @@ function pilesEl(table) {
   return box;
 }
 
+/** A pile's heading, its count said to be cards ("cards won 15", next to a seat's "tricks 5"). */
+function pileTitle(name, count) {
+  const what = String(name).replace(/_/g, " ");
+  if (what === "won") return `cards won ${count}`;
+  return `${what} (${count} ${count === 1 ? "card" : "cards"})`;
+}
+
 function pileEl(pile) {
   const cards = pile.cards || [];
   const count = pile.count ?? cards.length;
   const id = pile.seat ? `pile-${pile.seat}-${pile.name}` : `pile-${pile.name}`;
   const p = el("section", { class: "pile", "data-testid": id.replace(/\s+/g, "-"), "aria-label": `${pile.name} ${pile.seat || ""}`.trim() });
-  p.append(el("header", { text: `${String(pile.name).replace(/_/g, " ")} (${count})` }));
+  p.append(el("header", { "data-testid": "pile-title", text: pileTitle(pile.name, count) }));
   const known = cards.filter((c) => c !== null);
   const row = el("div", { class: "cards" + (cards.length > 5 ? " stack" : "") });
   if (cards.length) {

@@ -24,6 +24,8 @@ export async function loadRecords() {
     return;
   }
   body.replaceChildren();
+  const n = data.records.length;
+  $("records-count").textContent = n === 1 ? "1 record" : `${n} records`;
   if (!data.records.length) {
     body.append(el("tr", {}, el("td", { colspan: "6", class: "hint", text: "No records (start the server with --records DIR)." })));
   }
@@ -91,7 +93,10 @@ async function open(name, record) {
   const slider = $("r-slider");
   slider.max = String(state.moves);
   $("player").hidden = false;
+  $("records-box").open = false; // the list folds away (its summary opens it again): the replay is in view
   await go(0);
+  const top = $("player").getBoundingClientRect().top;
+  if (top < 0 || top > window.innerHeight / 2) $("player").scrollIntoView({ block: "start" });
 }
 
 async function go(k) {
