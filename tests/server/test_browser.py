@@ -10,7 +10,7 @@
   the annotations of a move; an uploaded record plays too;
 * the options form: built from the descriptors' options (selects of exactly their choices, bounded
   number inputs, a fixed player count shown, not asked), sending typed values the game starts with;
-* the facts never over the hand's cards, however
+* the end banner (won, lost, a tie, by how much); the facts never over the hand's cards, however
   far the page is scrolled; on Watch the replay's board in view below a long list of records.
 
 Screenshots go to ``tests/server/artifacts/`` (git-ignored). Fixtures: ``conftest.py``.
@@ -462,6 +462,116 @@ def test_options_form_refuses_a_bad_value_before_sending_and_shows_the_servers_r
     assert "max_bet" in page.inner_text('[data-testid="error"]')
     assert page.locator('[data-testid="game"]').is_hidden()
     no_script_errors(page)
+
+
+# ---------------------------------------------------------------- the end of a game
+
+QUICK = {"num_players": 3, "hand_size": 1, "extra_cards": 0, "max_deals": 1}  # one card each, one deal
+
+
+def expected_outcome(rewards: dict[str, float], me: str) -> tuple[str, float]:
+    mine = rewards[me]
+    best = max(r for s, r in rewards.items() if s != me)
+    if mine > best:
+        return "won", mine - best
+    if mine < best:
+        return "lost", best - mine
+    return "tie", 0.0
+
+
+def in_viewport(page, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and box["x"] >= 0
+
+
+def test_end_banner_says_won_or_lost_and_by_how_much(page, artifacts):
+    """Quick games of Femkortskille (one card each) until one is won and one lost: the banner says
+    so, by the margin of the server's final rewards, in view without scrolling."""
+    open_app(page)
+    seen: set[str] = set()
+    for seed in range(12):
+        page.select_option('[data-testid="game-select"]', "femkortskille")
+        for k, v in QUICK.items():
+            page.fill(f'[data-testid="opt-{k}"]', str(v))
+        for box in page.locator('[data-testid="opponents"] input').all():
+            box.fill("random")
+        page.fill('[data-testid="seed"]', str(seed))
+        page.click('[data-testid="start"]')
+        page.wait_for_selector('[data-testid="game"]:not([hidden])')
+        assert page.locator('[data-testid="banner"]').is_hidden()  # not before the end
+        play_to_end(page, seed)
+        game_id = page.get_attribute('[data-testid="game"]', "data-game-id")
+        view = page.request.get(f"/api/games/{game_id}").json()
+        assert view["status"] == "finished" and view["config"]["hand_size"] == 1
+        kind, margin = expected_outcome(view["rewards"], view["seat"])
+        banner = page.locator('[data-testid="banner"]')
+        assert banner.is_visible() and in_viewport(page, '[data-testid="banner"]')
+        assert banner.get_attribute("data-outcome") == kind
+        assert float(banner.get_attribute("data-margin")) == pytest.approx(margin)
+        title = banner.locator('[data-testid="banner-title"]').inner_text()
+        assert title == {"won": "You won", "lost": "You lost"}.get(kind, title)
+        detail = banner.locator('[data-testid="banner-detail"]').inner_text()
+        if kind != "tie":
+            assert f"{margin:g} {'ahead of' if kind == 'won' else 'behind'}" in detail, detail
+        if kind not in seen:
+            page.screenshot(path=str(artifacts / f"end-banner-{kind}.png"))
+        seen.add(kind)
+        if {"won", "lost"} <= seen:
+            break
+        page.click('[data-testid="new-game"]')
+    assert {"won", "lost"} <= seen, seen
+    no_script_errors(page)
+
+
+OUTCOME = """([rewards, me, status]) => import('/banner.js').then(m => m.outcome(rewards, me, status))"""
+
+
+@pytest.mark.parametrize(
+    ("rewards", "me", "status", "kind", "title", "margin", "place", "words"),
+    [
+        ({"player_0": 1, "player_1": -1}, "player_0", "finished", "won", "You won", 2, 1, "2 ahead of player_1 (−1)"),
+        ({"player_0": -1, "player_1": 1}, "player_0", "finished", "lost", "You lost", 2, 2, "2 behind player_1 (+1)"),
+        (
+            {"player_0": -1.5, "player_1": 3, "player_2": -1.5},
+            "player_2",
+            "finished",
+            "lost",
+            "You lost",
+            4.5,
+            2,
+            "You placed 2nd of 3",
+        ),
+        (
+            {"player_0": 2, "player_1": 2, "player_2": -4},
+            "player_1",
+            "finished",
+            "tie",
+            "A tie for first",
+            0,
+            1,
+            "level with player_0",
+        ),
+        ({"player_0": 0, "player_1": 0}, "player_1", "finished", "tie", "A tie", 0, 1, "Every seat's reward is 0"),
+        (
+            {"player_0": 5, "player_1": -4, "player_2": -1},
+            "player_0",
+            "truncated",
+            "won",
+            "Cut short: you were ahead",
+            6,
+            1,
+            "6 ahead of player_2 (−1)",
+        ),
+    ],
+)
+def test_end_banner_outcome_of_final_rewards(page, rewards, me, status, kind, title, margin, place, words):
+    """The banner's words for two seats and for several (place, margin to the best or the next best)."""
+    open_app(page)
+    o = page.evaluate(OUTCOME, [rewards, me, status])
+    assert (o["kind"], o["title"], o["place"]) == (kind, title, place)
+    assert o["margin"] == pytest.approx(margin)
+    assert words in o["detail"], o["detail"]
 
 
 # ---------------------------------------------------------------- the layout

@@ -1,6 +1,7 @@
 // Play: the set-up form, the table, the legal moves (buttons, cards, keys), hints, the move log and the end summary.
 
 import { api, clearError, pace, sleep } from "./api.js";
+import { clearBanner, drawBanner } from "./banner.js";
 import { isCard, moveCard, prettyAction, valueEl } from "./cards.js";
 import { optionField, optionValue, readOptions } from "./form.js";
 import { bar, drawFacts, drawTable, el, logEntry } from "./table.js";
@@ -111,6 +112,7 @@ function newGame(view) {
   $("log").replaceChildren();
   $("summary").hidden = true;
   $("summary").replaceChildren();
+  clearBanner($("banner"));
   $("setup").hidden = true;
   $("game").hidden = false;
   $("game").dataset.gameId = view.id;
@@ -164,7 +166,10 @@ function drawView(view, { movesPending = false } = {}) {
   drawMoves(view, movesPending);
   drawTurn(view);
   $("text").textContent = view.text || "";
-  if (view.status !== "playing" && !movesPending) drawSummary(view);
+  if (view.status !== "playing" && !movesPending) {
+    drawSummary(view);
+    drawBanner($("banner"), view);
+  }
 }
 
 function drawTurn(view) {
