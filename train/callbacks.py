@@ -82,8 +82,9 @@ class TrainingCallback(BaseCallback):
         self.bar.set_postfix(d, refresh=False)
 
     def _on_step(self) -> bool:
-        for info in self.locals.get("infos", ()):
-            if "game_return" in info:
+        # an episode that ended says so in dones: the single-seat view has game_return in every info (#50)
+        for info, done in zip(self.locals.get("infos", ()), self.locals.get("dones", ()), strict=False):
+            if done and "game_return" in info:
                 self.returns.append(info["game_return"])
                 self.lengths.append(info.get("decisions", 0))
         if self.bar is not None:

@@ -56,6 +56,24 @@ illegal action abandons the game (the engine refuses it before any change), ends
 episode with reward ``illegal_penalty`` (−1) and says so in ``info["illegal_action"]``;
 a masked learner never meets this. ``illegal_action="raise"`` re-raises the engine's
 ``IllegalActionError`` instead, for debugging.
+
+Infos. ``reset`` and every ``step`` return an ``info`` with the same keys (replay buffers and
+vector wrappers that stack infos step by step need that): the view's own :data:`VIEW_INFO_KEYS`
+
+* ``seat`` (int): the learner's seat in this episode;
+* ``skipped_episodes`` (int) and ``skipped_reward`` (float): the episodes this ``reset`` dropped
+  before the learner's first decision and their reward (see above); 0 on every ``step``;
+* ``game_reward`` (float): the step's unshaped reward (0.0 in ``reset``);
+* ``game_return`` (float): the episode's unshaped return so far, its return once it has ended;
+* ``decisions`` (int): the learner's actions played so far in this episode;
+* ``illegal_action`` (str): ``""``, or the engine's message on the step whose illegal action
+  abandoned the game;
+
+followed by the game's own info keys (``engine.env_info(seat)``, docs/<game>.md, Infos: neutral
+values until the episode ends, the result at its end, ``truncated_by`` naming a cap that cut it),
+which every game of the package keeps the same at every step (a plug-in game that keeps the base
+``Engine.env_info`` adds its result keys at the end only). An episode has ended when
+``terminated`` or ``truncated`` says so, not when a key appears.
 """
 
 from __future__ import annotations
@@ -78,6 +96,17 @@ from ..core.registry import load_game
 from .aec import SEAT_VIEW_OPTIONS, check_reset_options, check_seed
 
 Potential = Callable[[Engine, int, np.ndarray], float]
+
+# the view's own info keys, in every info of reset and step (the module docstring, Infos)
+VIEW_INFO_KEYS = (
+    "seat",
+    "skipped_episodes",
+    "skipped_reward",
+    "game_reward",
+    "game_return",
+    "decisions",
+    "illegal_action",
+)
 
 
 def resolve_game(game: Game | str | Engine, config: dict | None = None) -> Game:
@@ -263,6 +292,19 @@ class SingleSeatEnv(gymnasium.Env):
             total += e.rewards[self.seat]
         return total
 
+    def _info(self, game_reward: float, illegal: str = "", skipped: int = 0, skipped_reward: float = 0.0) -> dict:
+        """The info of ``reset`` and ``step``: the same keys every time (the module docstring, Infos)."""
+        return {
+            **self.engine.env_info(self.seat),
+            "seat": self.seat,
+            "skipped_episodes": skipped,
+            "skipped_reward": skipped_reward,
+            "game_reward": game_reward,
+            "game_return": float(self._game_return),
+            "decisions": self._decisions,
+            "illegal_action": illegal,
+        }
+
     def _potential(self, obs: np.ndarray) -> float:
         if self.shaping is None or self.engine.terminal or self._abandoned:  # Φ = 0 at an end, not at a cut
             return 0.0
@@ -309,8 +351,7 @@ class SingleSeatEnv(gymnasium.Env):
         obs = self._learner_obs()
         self._phi = self._potential(obs)
         self._last_mask = self.engine.legal_mask().astype(bool)
-        info = {"seat": self.seat, "skipped_episodes": skipped, "skipped_reward": skipped_reward}
-        return obs, info
+        return obs, self._info(0.0, skipped=skipped, skipped_reward=float(skipped_reward))
 
     def step(self, action):
         e = self.engine
@@ -325,11 +366,8 @@ class SingleSeatEnv(gymnasium.Env):
             # abandoned (the engine is unchanged), the learner gets the penalty, the episode ends.
             self._last_mask = np.ones(self.num_actions, dtype=bool)
             self._abandoned = True
-            info = {
-                "seat": self.seat,
-                "illegal_action": str(err),
-                "game_return": self._game_return + self.illegal_penalty,
-            }
+            self._game_return += self.illegal_penalty
+            info = self._info(self.illegal_penalty, illegal=str(err))
             return self._learner_obs(), self.illegal_penalty - self._phi, True, False, info
         r = e.rewards[self.seat] + self._pending
         r += self._run_opponents()  # a terminal reward may come on an opponent's move
@@ -343,16 +381,11 @@ class SingleSeatEnv(gymnasium.Env):
             phi_next = self._potential(obs)
             r = r + self.gamma * phi_next - self._phi
             self._phi = phi_next
-        info: dict[str, Any] = {"seat": self.seat}
         if terminated or truncated:
-            info.update(e.info(self.seat))
-            info["game_reward"] = game_r
-            info["game_return"] = self._game_return  # the episode's unshaped return
-            info["decisions"] = self._decisions
             self._last_mask = np.ones(self.num_actions, dtype=bool)
         else:
             self._last_mask = e.legal_mask().astype(bool)
-        return obs, float(r), terminated, truncated, info
+        return obs, float(r), terminated, truncated, self._info(float(game_r))
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (bool). All True once the episode is over (nothing to mask)."""
