@@ -4,13 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all bench lint clean chromium test-clients test-rllib
+.PHONY: demo test test-all check docs typecheck wheel-check bench lint clean chromium test-clients test-rllib
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[train,test,bench,openspiel,web]'
+	$(PY) -m pip install -q -e '.[train,test,bench,openspiel,web,docs]'
 	touch $(STAMP)
 
 demo: $(STAMP)  ## the main job: train a small agent and evaluate it against the baselines
@@ -28,6 +28,17 @@ test: $(STAMP) chromium  ## the default test suite (slow checks excluded), brows
 
 test-all: $(STAMP) chromium  ## everything, slow checks included
 	KORTMILJO_REQUIRE_BROWSER=1 $(PY) -m pytest -q -n 2 -m ''
+
+check: docs typecheck wheel-check  ## what CI checks beside the tests: the API reference, the types, the wheel
+
+docs: $(STAMP)  ## the API reference from the docstrings (pdoc) into site/api; a warning or broken reference fails
+	$(PY) docs/build_api.py --out site/api
+
+typecheck: $(STAMP)  ## mypy on the core, the envs and the public API ([tool.mypy] in pyproject.toml)
+	$(VENV)/bin/mypy
+
+wheel-check: $(STAMP)  ## build the sdist and wheel, install the wheel in a fresh venv, run it from an empty folder
+	PY=$(PY) .ci/wheel_check
 
 # the client libraries of docs/clients.md live in their own venvs, so that they cannot change the main
 # venv's torch, gymnasium or numpy (Ray pins gymnasium 1.2.2); a missing library fails these targets
@@ -65,4 +76,4 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check kortmiljo agents train tests benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

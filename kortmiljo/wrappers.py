@@ -36,6 +36,8 @@ class _StepInfos(BaseWrapper):
     """A wrapper whose ``infos`` are derived from the wrapped env's, built once per step (every read
     of one step sees the same dicts) by :meth:`derive_infos`."""
 
+    _infos: dict[str, dict] | None = None
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._infos = None
         self.env.reset(seed=seed, options=options)
@@ -46,9 +48,10 @@ class _StepInfos(BaseWrapper):
 
     @property
     def infos(self) -> dict[str, dict]:
-        if self.__dict__.get("_infos") is None:
-            self._infos = self.derive_infos()
-        return self._infos
+        infos = self.__dict__.get("_infos")
+        if infos is None:
+            infos = self._infos = self.derive_infos()
+        return infos
 
     def derive_infos(self) -> dict[str, dict]:
         return self.env.infos
@@ -67,7 +70,7 @@ class FlattenObservation(_StepInfos):
             space = env.observation_space(agent)
             if not (isinstance(space, spaces.Dict) and {"observation", "unseen", "action_mask"} <= set(space.spaces)):
                 raise TypeError(f"flatten_observation needs a kortmiljo env (Dict with unseen), got {space}")
-            size = space["observation"].shape[0] + space["unseen"].shape[0]
+            size = spaces.flatdim(space["observation"]) + spaces.flatdim(space["unseen"])
             flat = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
             self._spaces[agent] = (
                 spaces.Dict({"observation": flat, "action_mask": space["action_mask"]}) if mask == "dict" else flat

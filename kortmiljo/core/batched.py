@@ -16,8 +16,8 @@ generator passed in ``rngs[i]``, and uses it exactly as the scalar engine's
 ``[B]``, ``rewards [B, n]`` of the last ``step``, ``terminal [B]`` (and ``truncated [B]`` where
 episodes can be cut off; the base keeps it all False otherwise), ``reset(decks, dealers,
 lanes)``, ``legal_mask() -> [B, A]``, ``legal_actions(lane)``, ``step(actions, lanes)``
-(checking every stepped lane before changing any; :meth:`raise_illegal` names the first bad
-one), ``observe(seats, lanes)``, ``unseen(seats, lanes)`` and ``info()``.
+(checking every stepped lane before changing any; :meth:`BatchedEngine.raise_illegal` names
+the first bad one), ``observe(seats, lanes)``, ``unseen(seats, lanes)`` and ``info()``.
 """
 
 from __future__ import annotations

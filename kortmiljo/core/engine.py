@@ -272,13 +272,13 @@ class Engine(ABC):
         self._apply(action)
 
     def raise_illegal(self, action: object, legal: list[int]) -> None:
-        name = action
-        if is_int(action) and 0 <= action < len(self.action_names):
-            name = self.action_names[action]
+        index = int(action) if is_int(action) else None
+        in_range = index is not None and 0 <= index < len(self.action_names)
+        name = self.action_names[index] if index is not None and in_range else action
         reason = None
-        if not is_int(action):
+        if index is None:
             reason = f"an action is an int index 0..{len(self.action_names) - 1}"
-        elif not 0 <= action < len(self.action_names):
+        elif not in_range:
             reason = f"there are only actions 0..{len(self.action_names) - 1}"
         names = [self.action_names[a] for a in legal]
         raise IllegalActionError(f"player_{self.current_player}", name, names, reason)

@@ -43,14 +43,11 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, fsync: bool = True)
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(str(path))[1] + ".part", dir=folder)
     try:
-        if isinstance(data, bytes):
-            f = os.fdopen(fd, "wb")
-        else:
-            f = os.fdopen(fd, "w", encoding="utf-8")
-        with f:
+        raw = data if isinstance(data, bytes) else data.encode("utf-8")
+        with os.fdopen(fd, "wb") as f:
             if hasattr(os, "fchmod"):  # POSIX
                 os.fchmod(f.fileno(), _mode_for(path))
-            f.write(data)
+            f.write(raw)
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())

@@ -151,7 +151,7 @@ class GameDef:
         return self.batched is not None
 
     @property
-    def batched_class(self) -> type:
+    def batched_class(self) -> type[BatchedEngine]:
         if self.batched is None:
             raise ValueError(f"{self.name} has no batched engine")
         return _load(self.batched)

@@ -209,7 +209,7 @@ def _in_thread(call: Callable[[], T], timeout: float, agent: str) -> T:
     thread = threading.Thread(target=run, name=f"kortmiljo move: {agent}", daemon=True)
     thread.start()
     if not done.wait(timeout):
-        frame = sys._current_frames().get(thread.ident)  # where the stuck move is, for --debug
+        frame = sys._current_frames().get(thread.ident or -1)  # where the stuck move is, for --debug
         stack = "".join(traceback.format_stack(frame)) if frame is not None else ""
         raise _Timeout(f"the agent's thread when its time ran out (it goes on running):\n{stack}" if stack else "")
     ok, value = box[0]

@@ -19,7 +19,7 @@ import re
 import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -46,7 +46,7 @@ class Option:
         return getattr(self.check, "maximum", None)
 
 
-def is_int(v: Any) -> bool:
+def is_int(v: Any) -> TypeGuard[int | np.integer]:
     """An int or numpy integer, not a bool (``True`` is an int to Python, never to an option)."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -72,7 +72,7 @@ class int_in:  # noqa: N801  (reads as the check it is: int_in(2, 5))
         return self.hi
 
     def __call__(self, v: Any) -> bool:
-        return is_int(v) and self.lo <= v <= self.hi
+        return bool(is_int(v) and self.lo <= v <= self.hi)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def game_names() -> list[str]:
     return list(games())
 
 
-def game_def(name: str) -> GameDef:
+def game_def(name: str | GameDef) -> GameDef:
     """The descriptor of ``name``; ``ValueError`` naming the registered games otherwise."""
     if isinstance(name, GameDef):
         return name

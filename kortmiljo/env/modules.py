@@ -49,9 +49,8 @@ History:
 
 def build_module(definition: GameDef, name: str | None = None) -> ModuleType:
     module = ModuleType(name or f"{PACKAGE}.{definition.env_name}", module_doc(definition))
-    module.env, module.raw_env = make_env_fns(definition)
-    module.GAME = definition
-    module.__all__ = ["env", "raw_env"]
+    env, raw_env = make_env_fns(definition)
+    vars(module).update(env=env, raw_env=raw_env, GAME=definition, __all__=["env", "raw_env"])
     return module
 
 

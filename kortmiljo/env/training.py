@@ -404,7 +404,7 @@ class SingleSeatEnv(gymnasium.Env):
 
     def rng_state(self) -> dict:
         """The env RNG's state (JSON-able), for resumable training checkpoints."""
-        return self.np_random.bit_generator.state
+        return dict(self.np_random.bit_generator.state)
 
     def set_rng_state(self, state: dict) -> None:
         self.np_random.bit_generator.state = state

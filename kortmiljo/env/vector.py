@@ -25,8 +25,9 @@ per batch instead of once per decision, so their choices differ but not their la
 
 **SB3 plumbing.** ``step_wait`` returns float32 observations ``[B, D]`` (the engine's
 observation, plus the ``unseen`` mask with ``include_unseen``, plus with ``privileged`` the
-hidden-state features an asymmetric critic reads, :func:`batch_privileged`, the same vector as
-the scalar view's ``privileged_features``), float32 rewards, dones and
+hidden-state features an asymmetric critic reads,
+:func:`~kortmiljo.core.game.other_seats_privileged_batch`, the same vector as the scalar view's
+``privileged_features``), float32 rewards, dones and
 one info dict per lane; a finished lane's info carries the game's result fields, the
 episode's ``game_reward``/``game_return``/``decisions``, and ``terminal_observation`` (every info has
 ``TimeLimit.truncated``, as under ``DummyVecEnv``: True where a game's safety cap cut the episode, whose
@@ -63,14 +64,14 @@ from .training import _ListSampler, resolve_game
 class BatchedSingleSeatVecEnv(VecEnv):
     """The single-seat training view of ``num_envs`` games on one batched engine (module docstring).
 
-    Parameters as :class:`SingleSeatEnv`: ``game`` (a configured game with a batched engine, or a
-    registered name with ``config``),
-    ``opponents`` (Policy objects or a pool with ``sample(rng)``; default uniform random),
-    ``seat``, ``include_unseen``, ``shaping`` (None, ``"auto"``, the game's scalar potential, or
-    a batched potential ``Φ(spec, seats [k], obs [k, D]) -> [k]``), ``shaping_scale``, ``gamma``,
-    ``privileged`` (append the hidden-state features of :func:`batch_privileged`, for an asymmetric
-    critic; the same vector as the scalar view's), ``seed`` (lane ``i`` seeded with ``seed + i``;
-    None: fresh entropy).
+    Parameters as :class:`~kortmiljo.env.training.SingleSeatEnv`: ``game`` (a configured game with a
+    batched engine, or a registered name with ``config``), ``opponents`` (Policy objects or a pool
+    with ``sample(rng)``; default uniform random), ``seat``, ``include_unseen``, ``shaping`` (None,
+    ``"auto"``, the game's scalar potential, or a batched potential ``Φ(spec, seats [k], obs [k, D])
+    -> [k]``), ``shaping_scale``, ``gamma``, ``privileged`` (append the hidden-state features of
+    :func:`~kortmiljo.core.game.other_seats_privileged_batch`, for an asymmetric critic; the same
+    vector as the scalar view's), ``seed`` (lane ``i`` seeded with ``seed + i``; None: fresh
+    entropy).
     """
 
     def __init__(

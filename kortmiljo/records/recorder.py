@@ -57,7 +57,7 @@ def build_record(
         actions.append(a)
     ended = engine.terminal or engine.truncated
     status = "finished" if engine.terminal else "truncated" if engine.truncated else "unfinished"
-    seat_specs = {nm: None for nm in names}
+    seat_specs: dict[str, str | None] = {nm: None for nm in names}
     if seats:
         for k, v in seats.items():
             if k not in seat_specs:
@@ -178,8 +178,9 @@ class RecordEpisode(BaseWrapper):
 
     def record(self) -> Record:
         """The record of the current (or last) episode, as far as it has been played."""
-        if self._ended and self._last is not None:
-            return self.last_record
+        last = self.last_record if self._ended else None
+        if last is not None:
+            return last
         if not self._rewards:
             raise ValueError("no episode to record yet: call reset() first")
         return build_record(self.engine, self._moves, self._rewards, self.seats, self._seed, self._carry, self.event)

@@ -108,7 +108,7 @@ def _drop_seeds(x: Any) -> Any:
 
 def redact(record: Record, seat: int | str) -> Record:
     """The record as ``seat`` (``"player_1"`` or 1) knew it (see the module docstring)."""
-    if record.redacted:
+    if record.redacted_for is not None:
         if seat_index(record, seat) == seat_index(record, record.redacted_for):
             return record
         raise RecordError(f"{record.where()}: the record is already redacted for {record.redacted_for}")
@@ -121,7 +121,7 @@ def redact(record: Record, seat: int | str) -> Record:
     ]
     actions = []
     for a, name, cards in zip(record.actions, names, seen, strict=True):
-        out = {k: a[k] for k in ("seat", "deal", "phase", "trick") if k in a}
+        out: dict[str, Any] = {k: a[k] for k in ("seat", "deal", "phase", "trick") if k in a}
         out["action"] = name
         if a["seat"] == me:
             out.update({k: a[k] for k in ("policy", "value") if k in a})

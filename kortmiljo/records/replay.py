@@ -200,7 +200,7 @@ def verify_redacted(record: Record) -> None:
         return True
 
     code = game.deck.code
-    full = {}
+    full: dict[str, int] = {}
     for c in game.deck.cards:
         full[code(c)] = full.get(code(c), 0) + 1
     # per deal: the cards the seat located (kept in the deck, or ``seen`` by a move so far), and

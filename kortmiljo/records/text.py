@@ -63,7 +63,7 @@ def to_text(
     view, if the caller keeps them (a replay of the whole record otherwise).
     """
     game = check_game(record)
-    if record.redacted:
+    if record.redacted_for is not None:
         if seat is not None and seat_index(record, seat) != seat_index(record, record.redacted_for):
             raise RecordError(
                 f"{record.where()}: the record is redacted for {record.redacted_for}; it has no other view"
@@ -84,11 +84,11 @@ def to_text(
         decks = [d["deck"] for d in view.deals]
         names = [a["action"] for a in view.actions]
         seen = [a.get("seen", []) for a in view.actions]
-        title = view.redacted_for
+        title = view.redacted_for or "?"  # a seat's view always names its seat
     if view is not None:
         record = view  # its tags too: a seat's view has no seed
     seats = "; ".join(f"{k}: {v or '?'}" for k, v in record.seats.items())
-    lines = [redacted_line(view.redacted_for)] if view is not None else []
+    lines = [redacted_line(title)] if view is not None else []
     lines += [
         f'[Game "{game.definition.display_name}"]',
         f'[Env "{record.env}"]',
@@ -144,7 +144,7 @@ def _moves(game, moves: list[tuple[int, dict, str, list[str]]]) -> list[str]:
         if not run:
             return
         i0, a0, _ = run[0]
-        phases = list(dict.fromkeys(a.get("phase") for _, a, _ in run if a.get("phase")))
+        phases = list(dict.fromkeys(a["phase"] for _, a, _ in run if a.get("phase")))
         if a0.get("trick") is not None:
             line = f"    trick {a0['trick'] + 1:>2}:" + "".join(f"  {a['seat']} {t}" for _, a, t in run)
         else:
