@@ -2,7 +2,7 @@
 
 ``pretrained_v1`` (alias ``pretrained``) loads ``agents/weights/<game>_v1.npz``, the weights
 that ``train/distill.py`` fitted for the game's default configuration (the recipe and its
-figures: docs/agents.md). Any file in this format plays as ``PATH.npz`` in ``--agents``;
+figures: docs/models.md). Any file in this format plays as ``PATH.npz`` in ``--agents``;
 ``kortmiljo export MODEL.zip OUT.npz`` converts a trained ``ppo:`` model into it.
 
 **Why this format.** An SB3 ``.zip`` unpickles Python objects when it is loaded, and playing

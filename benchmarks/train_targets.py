@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from kortmiljo import load_game
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # The recipes. Each is the full `kortmiljo train` command line after `kortmiljo train`.
@@ -104,9 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         bc = report.get("behaviour_cloning") or {}
         entry["report"]["bc"] = {k: bc.get(k) for k in ("games", "decisions", "collect_seconds_total", "final_val_acc")}
         entry["eval"] = {}
+        seats = load_game(game).num_players
         for opp in ("random", "heuristic"):
             res_path = f"results/train_{game}_vs_{opp}.json"
-            cmd = [py, "-m", "kortmiljo", "eval", game, "--agents", f"ppo:{run_dir}/model.zip", opp]
+            # one seat of the trained agent, every other seat the opponent (--agents repeats a shorter list)
+            cmd = [py, "-m", "kortmiljo", "eval", game, "--agents", f"ppo:{run_dir}/model.zip", *[opp] * (seats - 1)]
             cmd += ["--games", str(args.eval_games), "--seed", "2026", "--out", res_path, "--no-progress"]
             secs = run(cmd)
             res = json.loads((ROOT / res_path).read_text())

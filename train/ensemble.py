@@ -3,7 +3,7 @@
 Why: students of different teachers are strong against different tables. In Sprøyte
 ``pretrained_v6`` learnt the action values of a table of v5s and beats search head to head, while
 a student of a heuristic table (``kortmiljo.train.oracle_data --opponents heuristic``) gains more on the
-heuristic than search does and is only at par with search (docs/agents.md, "A student of a heuristic
+heuristic than search does and is only at par with search (docs/research/strength.md, "A student of a heuristic
 table in Sprøyte"). The mean of their outputs asks for both, at the cost of one forward pass of a
 network as wide as the members together; measured there, it lands in between on both counts.
 

@@ -16,7 +16,7 @@ student instead:
   scores, so a student still learns to play the heuristic's move there. ``--all-stages`` scores
   those too, at about twice the cost per game; measured on Sprøyte's exchange (19,440 games, a
   fit from ``pretrained_v3``), the student gained nothing over the heuristic's exchange there:
-  +0.248 against +0.243 with the exchange's scores dropped (docs/agents.md, pretrained_v4).
+  +0.248 against +0.243 with the exchange's scores dropped (docs/research/strength.md, pretrained_v4).
 
 One such score is a noisy sample of the action's value given the observation, but an unbiased
 one, drawn from the real distribution of hidden cards behind that observation (the belief search
@@ -36,7 +36,7 @@ reads each seat's observation.
 the games (the one seat, drawn per game, plays ``--policy``), and those games' rollouts keep that
 table; only the one seat's decisions are recorded there. Its scores are then the action values of
 ``--policy`` at a table of ``AGENT``s. Why: v6 learned the values of a table of v5s, and search,
-whose rollouts are the heuristic's, gains more on the heuristic than v6 does (docs/agents.md,
+whose rollouts are the heuristic's, gains more on the heuristic than v6 does (docs/research/strength.md,
 "pretrained_v6 in Sprøyte"); a student of both kinds of game is asked for both.
 
 Chunks have :mod:`kortmiljo.train.expert_data`'s arrays and format (``action`` is the move played), so
