@@ -62,6 +62,14 @@ between N processes (fork where the platform has it); the results are gathered i
 they do not depend on N. For ``workers > 1`` an agent given as a :class:`Policy` object must be
 picklable.
 
+**Progress.** The deals against each opponent are played in :data:`CHUNKS_PER_WORKER` chunks per
+worker, taken round-robin over the opponents (the first chunk of every opponent comes early), and
+the bar's time left is :class:`Eta`'s: per opponent, its games left times the seconds per game its
+finished chunks took (an opponent not started yet: the median per-game time of those measured, on a
+log scale), summed and divided by the workers. One rate over all games (tqdm's own) misleads here:
+``search_v0`` takes seconds a game where ``random`` takes milliseconds, and a run that reached
+search at 69 % showed 31 s left before it and over an hour after, for a 7-minute run.
+
 **Output.** A table on stdout; ``--out FILE`` writes the result as JSON and ``--leaderboard FILE``
 appends it to a leaderboard (a JSON list), both atomically (:func:`kortmiljo.core.files.atomic_write`).
 """
@@ -74,10 +82,11 @@ import hashlib
 import json
 import math
 import multiprocessing
+import statistics
 import sys
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -274,6 +283,123 @@ def _task(args):
     return play_deals(*args)
 
 
+# ---- chunks, timing and the time left --------------------------------------------------------------
+CHUNKS_PER_WORKER = 8  # chunks of each opponent's deals per worker: the bar and the ETA move this often
+
+
+def plan_chunks(deals: Mapping[str, int], workers: int) -> list[tuple[str, range]]:
+    """(opponent, deals) chunks to play, round-robin over the opponents so that every opponent's time per
+    game is measured early. Each opponent's chunks keep their order, so its results are in deal order."""
+    chunks = {}
+    for name, count in deals.items():
+        size = max(1, math.ceil(count / (CHUNKS_PER_WORKER * workers)))
+        chunks[name] = [range(start, min(count, start + size)) for start in range(0, count, size)]
+    longest = max((len(c) for c in chunks.values()), default=0)
+    return [(name, c[i]) for i in range(longest) for name, c in chunks.items() if i < len(c)]
+
+
+def _timed_task(task: tuple[Callable[[], float], tuple]) -> tuple[list, float]:
+    """``play_deals(*args)`` and the seconds it took by ``clock`` (in whichever process plays it)."""
+    clock, args = task
+    start = clock()
+    rows = play_deals(*args)
+    return rows, clock() - start
+
+
+class Eta:
+    """The time a benchmark has left, from the seconds per game measured against each opponent.
+
+    ``games`` is the number of games against each opponent, ``parallel`` the workers playing at once.
+    After each finished chunk, :meth:`record` adds its games and seconds to its opponent. :meth:`left`
+    is then, summed over the opponents, the games left times the opponent's measured seconds per game,
+    divided by ``parallel``. An opponent with no finished chunk yet is given the median of the measured
+    per-game times on a log scale (for two, their geometric mean), so one slow opponent does not set the
+    guess for a fast one. None before the first chunk.
+    """
+
+    def __init__(self, games: Mapping[str, int], parallel: int = 1):
+        if not is_int(parallel) or parallel < 1:
+            raise ValueError(f"parallel must be an int >= 1, got {parallel!r}")
+        bad = {name: n for name, n in games.items() if not is_int(n) or n < 0}
+        if bad:
+            raise ValueError(f"games per opponent must be ints >= 0, got {bad}")
+        self.total = dict(games)
+        self.done = dict.fromkeys(self.total, 0)
+        self.seconds = dict.fromkeys(self.total, 0.0)
+        self.parallel = int(parallel)
+
+    def record(self, opponent: str, games: int, seconds: float) -> None:
+        """``games`` more games against ``opponent`` were played, in ``seconds``."""
+        if opponent not in self.total:
+            raise ValueError(f"unknown opponent {opponent!r}; opponents: {', '.join(self.total)}")
+        if not is_int(games) or not 0 <= games <= self.total[opponent] - self.done[opponent]:
+            left = self.total[opponent] - self.done[opponent]
+            raise ValueError(f"games must be an int from 0 to the {left} left against {opponent}, got {games!r}")
+        if not isinstance(seconds, (int, float)) or not seconds >= 0:
+            raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
+        self.done[opponent] += int(games)
+        self.seconds[opponent] += float(seconds)
+
+    @property
+    def games_done(self) -> int:
+        return sum(self.done.values())
+
+    @property
+    def games_total(self) -> int:
+        return sum(self.total.values())
+
+    def per_game(self) -> dict[str, float | None]:
+        """Seconds per game against each opponent: measured, else the prior (None before any chunk)."""
+        measured = {name: self.seconds[name] / n for name, n in self.done.items() if n}
+        if not measured:
+            return dict.fromkeys(self.total)
+        prior = math.exp(statistics.median(math.log(max(t, 1e-9)) for t in measured.values()))
+        return {name: measured.get(name, prior) for name in self.total}
+
+    def left(self) -> float | None:
+        """Seconds left (None before the first finished chunk)."""
+        rates = self.per_game()
+        if all(r is None for r in rates.values()):
+            return None
+        work = sum((self.total[name] - self.done[name]) * rates[name] for name in self.total)
+        return work / self.parallel
+
+
+class _Bar:
+    """The tqdm bar of a benchmark: games done, and :class:`Eta`'s time left instead of tqdm's own rate."""
+
+    def __init__(self, total: int, desc: str):
+        from tqdm import tqdm
+
+        form = "{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}{postfix}]"
+        self.bar = tqdm(total=total, desc=desc, leave=False, bar_format=form)
+        self.bar.set_postfix_str("time left: measuring", refresh=False)
+
+    def __call__(self, eta: Eta) -> None:
+        left = eta.left()
+        if left is not None:
+            self.bar.set_postfix_str(f"about {self.bar.format_interval(left)} left", refresh=False)
+        self.bar.update(eta.games_done - self.bar.n)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _play(tasks, workers: int, clock: Callable[[], float]):
+    """Yield (opponent, rows, seconds) of every task, in task order, in ``workers`` processes (1: here)."""
+    if workers > 1 and len(tasks) > 1:
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ctx.Pool(min(workers, len(tasks))) as pool:
+            timed = pool.imap(_timed_task, [(clock, args) for _, args in tasks])
+            for (name, _), (rows, seconds) in zip(tasks, timed, strict=True):
+                yield name, rows, seconds
+    else:
+        for name, args in tasks:
+            rows, seconds = _timed_task((clock, args))
+            yield name, rows, seconds
+
+
 # ---- the benchmark -----------------------------------------------------------------------------
 def summarize(deal_rows: list[list[float | None]]) -> dict:
     """The numbers against one opponent from the per-deal, per-rotation rewards."""
@@ -323,34 +449,9 @@ def summarize(deal_rows: list[list[float | None]]) -> dict:
     }
 
 
-def run_benchmark(
-    game: Game | str,
-    agent: Any,
-    protocol_id: str = DEFAULT_PROTOCOL,
-    config: dict | None = None,
-    pool: Sequence[str] | Mapping[str, Any] | None = None,
-    games: int | Mapping[str, int] | None = None,
-    workers: int = 2,
-    progress: bool = False,
-    move_timeout: float | None = None,
-) -> dict:
-    """Benchmark ``agent`` (a name for :func:`kortmiljo.agents.registry.make_agent`, or a Policy) on a protocol.
-
-    ``pool`` (names, or a dict name → spec/Policy) and ``games`` (one count for every opponent,
-    or a dict name → count) override the protocol's; the result then says ``"complete": false``.
-    Returns the result dict described in docs/benchmark.md. ``move_timeout``: the longest a move
-    may take, in seconds (None: no limit); an agent that raises, exits or takes longer ends the
-    benchmark with an :class:`~kortmiljo.core.errors.AgentError` (:func:`play_deals`), also from
-    a worker process.
-    """
-    proto = protocol(protocol_id)
-    g = load_game(game, **(config or {})) if isinstance(game, str) else game
-    if config and not isinstance(game, str):
-        raise ValueError("pass either a configured Game or a game name with config, not both")
-    if not is_int(workers) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    complete = pool is None and games is None
-    counts = proto.games_for(g.name)
+def _members_and_counts(proto: Protocol, game: str, pool, games) -> tuple[dict[str, Any], dict[str, int]]:
+    """The opponents (name → spec or Policy) and the games against each, the protocol's unless overridden."""
+    counts = proto.games_for(game)
     if pool is None:
         members: dict[str, Any] = {name: name for name in proto.pool}
     elif isinstance(pool, Mapping):
@@ -360,18 +461,16 @@ def run_benchmark(
     if not members:
         raise ValueError("the pool is empty: give at least one opponent")
     if games is not None:
-        if isinstance(games, Mapping):
-            counts = {**counts, **games}
-        else:
-            counts = {name: games for name in members}
+        counts = {**counts, **games} if isinstance(games, Mapping) else {name: games for name in members}
     for name in members:
         c = counts.get(name)
         if not is_int(c) or not 1 <= c <= MAX_GAMES:
             raise ValueError(f"games against {name} must be an int from 1 to {MAX_GAMES:,}, got {c!r}")
+    return members, counts
 
-    # the agent under test must exist: a bad spec is the user's error, before any game
-    me = _policy(g, agent, "agent")
-    agent_spec = agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
+
+def _available(g: Game, members: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The pool members that exist for this game and configuration, and why the others were skipped."""
     skipped: dict[str, str] = {}
     opponents: dict[str, Any] = {}
     for name, spec in members.items():
@@ -381,48 +480,71 @@ def run_benchmark(
             skipped[name] = " ".join(str(err).split())
             continue
         opponents[name] = spec
+    return opponents, skipped
 
-    t0 = time.perf_counter()
+
+def run_benchmark(
+    game: Game | str,
+    agent: Any,
+    protocol_id: str = DEFAULT_PROTOCOL,
+    config: dict | None = None,
+    pool: Sequence[str] | Mapping[str, Any] | None = None,
+    games: int | Mapping[str, int] | None = None,
+    workers: int = 2,
+    progress: bool | Callable[[Eta], None] = False,
+    move_timeout: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict:
+    """Benchmark ``agent`` (a name for :func:`kortmiljo.agents.registry.make_agent`, or a Policy) on a protocol.
+
+    ``pool`` (names, or a dict name → spec/Policy) and ``games`` (one count for every opponent,
+    or a dict name → count) override the protocol's; the result then says ``"complete": false``.
+    Returns the result dict described in docs/benchmark.md. ``move_timeout``: the longest a move
+    may take, in seconds (None: no limit); an agent that raises, exits or takes longer ends the
+    benchmark with an :class:`~kortmiljo.core.errors.AgentError` (:func:`play_deals`), also from
+    a worker process. ``progress``: True draws a bar with the time left; a callable is called with
+    the :class:`Eta` after every finished chunk. ``clock`` times the run and every chunk (in the worker
+    that plays it: picklable for ``workers > 1``).
+    """
+    proto = protocol(protocol_id)
+    g = load_game(game, **(config or {})) if isinstance(game, str) else game
+    if config and not isinstance(game, str):
+        raise ValueError("pass either a configured Game or a game name with config, not both")
+    if not is_int(workers) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if not (isinstance(progress, bool) or callable(progress)):
+        raise ValueError(f"progress must be True, False or a callable taking the Eta, got {progress!r}")
+    members, counts = _members_and_counts(proto, g.name, pool, games)
+    # the agent under test must exist: a bad spec is the user's error, before any game
+    me = _policy(g, agent, "agent")
+    agent_spec = agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
+    opponents, skipped = _available(g, members)
+
+    t0 = clock()
     n = g.num_players
     seed = proto.seed_for(g.name)
-    tasks = []
-    for name, spec in opponents.items():
-        deals = math.ceil(counts[name] / n)
-        size = max(1, math.ceil(deals / (4 * workers))) if workers > 1 else deals
-        for start in range(0, deals, size):
-            chunk = range(start, min(deals, start + size))
-            tasks.append((name, (g, agent if workers > 1 else me, name, spec, seed, chunk, move_timeout, agent_spec)))
+    chunks = plan_chunks({name: math.ceil(counts[name] / n) for name in opponents}, workers)
+    mover = agent if workers > 1 else me
+    tasks = [(name, (g, mover, name, opponents[name], seed, deals, move_timeout, agent_spec)) for name, deals in chunks]
     rows: dict[str, list] = {name: [] for name in opponents}
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        total = sum(len(t[1][5]) for t in tasks) * n
-        bar = tqdm(total=total, desc=f"{g.name} {agent_spec}", unit="game", leave=False)
+    eta = Eta({name: math.ceil(counts[name] / n) * n for name in opponents}, min(workers, max(1, len(tasks))))
+    report = _Bar(eta.games_total, f"{g.name} {agent_spec}") if progress is True else progress or None
     try:
-        if workers > 1 and len(tasks) > 1:
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-            with ctx.Pool(min(workers, len(tasks))) as workers_pool:
-                for (name, args), got in zip(tasks, workers_pool.imap(_task, [t[1] for t in tasks]), strict=True):
-                    rows[name] += got
-                    if bar is not None:
-                        bar.update(len(args[5]) * n)
-        else:
-            for name, args in tasks:
-                rows[name] += play_deals(*args)
-                if bar is not None:
-                    bar.update(len(args[5]) * n)
+        for name, got, seconds in _play(tasks, workers, clock):
+            rows[name] += got
+            eta.record(name, len(got) * n, seconds)
+            if report is not None:
+                report(eta)
     finally:  # also when an agent fails: its error is not drawn over by the bar
-        if bar is not None:
-            bar.close()
+        if isinstance(report, _Bar):
+            report.close()
 
     return {
         "kind": "kortmiljo-benchmark",
         "protocol": proto.id,
         "protocol_version": proto.version,
         "protocol_sha256": proto.sha256(),
-        "complete": complete,
+        "complete": pool is None and games is None,
         "kortmiljo_version": package_version(),
         "game": g.name,
         "game_version": g.version,
@@ -433,7 +555,7 @@ def run_benchmark(
         "opponents": {name: summarize(rows[name]) for name in opponents},
         "skipped": skipped,
         "workers": workers,
-        "seconds": time.perf_counter() - t0,
+        "seconds": clock() - t0,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
