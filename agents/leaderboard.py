@@ -25,10 +25,14 @@ round-robin over its opponents (deal 1 against each opponent, then deal 2, …),
 the same every time the same file is read. The pool
 agents' ratings are shared by every entry of the group, which is what links the entries: an entry
 rated above ``heuristic_v0`` won more of its benchmark deals than the pool's heuristic can explain.
-Players are ranked by the ordinal ``mu - 3 sigma`` (a conservative skill estimate); ``mu`` is on
-openskill's scale (25 at the start, a few points per clear difference in strength). The rating is
-a summary for ranking; the benchmark's means and intervals against each opponent remain the
-numbers to quote.
+**The ranking rule** (:data:`RANK_RULE`, printed with every table and drawn on the PNG): players
+are ranked by the conservative rating ``mu - 3 sigma`` (openskill's ordinal), ties by ``mu``, then
+by name. ``mu`` is on openskill's scale (25 at the start, a few points per clear difference in
+strength) and ``sigma`` is its uncertainty, which shrinks with every deal rated. So a player with few
+deals (``search_v0``, whose benchmark counts are small) ranks below one with a lower ``mu`` but many
+deals until its deals settle it; the table shows ``mu ± sigma`` and the PNG ``mu ± 3 sigma`` as an
+error bar, so that this is visible. The rating is a summary for ranking; the benchmark's means and
+intervals against each opponent remain the numbers to quote.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from kortmiljo.core.files import atomic_write
 
 from .tournament import save_png
 
+Z = 3  # the ranking key is mu - Z sigma, openskill's ordinal
+RANK_RULE = "ranked by the conservative rating mu - 3 sigma (openskill's ordinal), ties by mu"
 MAX_LEADERBOARD_BYTES = 16 << 20  # a result is about 1 kB: thousands of entries; read no further
 
 ENTRY_KEYS = {
@@ -165,14 +171,17 @@ def rate_group(entries: Sequence[tuple[int, dict]]) -> list[dict]:
                 s = stats[key]
                 s["deals"] += 1
                 s[{"W": "wins", "L": "losses", "D": "draws"}[mine]] += 1
-    rows = []
-    for key, r in ratings.items():
-        s = stats[key]
-        rows.append({**s, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())})
-    rows.sort(key=lambda row: (-row["ordinal"], -row["mu"], row["player"]))
-    for rank, row in enumerate(rows, 1):
+    return rank_rows([{**stats[key], "mu": float(r.mu), "sigma": float(r.sigma)} for key, r in ratings.items()])
+
+
+def rank_rows(rows: Sequence[dict]) -> list[dict]:
+    """``rows`` (each with ``player``, ``mu`` and ``sigma``) with their ``ordinal`` (``mu - 3 sigma``) and
+    ``rank``, best first, by :data:`RANK_RULE`: the ordinal, ties by mu, then by name."""
+    out = [{**row, "ordinal": row["mu"] - Z * row["sigma"]} for row in rows]
+    out.sort(key=lambda row: (-row["ordinal"], -row["mu"], row["player"]))
+    for rank, row in enumerate(out, 1):
         row["rank"] = rank
-    return rows
+    return out
 
 
 def leaderboard(entries: Sequence[dict], game: str | None = None) -> list[dict]:
@@ -193,6 +202,7 @@ def leaderboard(entries: Sequence[dict], game: str | None = None) -> list[dict]:
                 "complete": key[3],
                 "config": first.get("config"),
                 "entries": len(members),
+                "rank_rule": RANK_RULE,
                 "rows": rate_group(members),
             }
         )
@@ -216,7 +226,7 @@ def format_table(groups: Sequence[dict]) -> str:
     blocks = []
     for group in groups:
         opponents = sorted({name for row in group["rows"] for name in row["means"]})
-        head = ["rank", "player", "kind", "mu±sigma", "ordinal", "deals", "W/D/L", *[f"vs {o}" for o in opponents]]
+        head = ["rank", "player", "kind", "mu±sigma", "mu-3sigma", "deals", "W/D/L", *[f"vs {o}" for o in opponents]]
         rows = [head]
         for row in group["rows"]:
             cells = [
@@ -236,33 +246,39 @@ def format_table(groups: Sequence[dict]) -> str:
             for r in rows
         ]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        blocks.append("\n".join([group_title(group), *lines]))
+        blocks.append("\n".join([group_title(group), *lines, f"({RANK_RULE}; sigma: the rating's uncertainty)"]))
     return "\n\n".join(blocks)
 
 
-def plot(groups: Sequence[dict], path: str) -> None:
-    """A PNG: per group, every player's mu with a bar down to its ordinal (mu - 3 sigma), best on top."""
+def figure(groups: Sequence[dict]):
+    """A matplotlib figure: per group, every player's mu with an error bar of ± 3 sigma, best on top.
 
+    The bar's left end is the ranking key ``mu - 3 sigma`` (:data:`RANK_RULE`, in each title)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    heights = [max(1.5, 0.35 * len(g["rows"]) + 1) for g in groups]
+    heights = [max(1.8, 0.35 * len(g["rows"]) + 1.2) for g in groups]
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, sum(heights)), squeeze=False, height_ratios=heights)
     for ax, group in zip(axes[:, 0], groups, strict=True):
-        rows = list(reversed(group["rows"]))
-        y = range(len(rows))
-        mu = [r["mu"] for r in rows]
-        ordinal = [r["ordinal"] for r in rows]
-        colours = ["tab:blue" if r["kind"] == "entry" else "tab:gray" for r in rows]
-        ax.barh(y, [m - o for m, o in zip(mu, ordinal, strict=True)], left=ordinal, color=colours, alpha=0.5)
-        ax.scatter(mu, y, color=colours, zorder=3)
-        ax.set_yticks(list(y))
-        ax.set_yticklabels([r["player"] for r in rows])
-        ax.set_xlabel("openskill rating: mu (dot) down to the ordinal mu - 3 sigma (bar)")
-        ax.set_title(group_title(group, config=False), fontsize=9)
-    save_png(fig, path)
+        rows = list(reversed(group["rows"]))  # rank 1 on top
+        for kind, colour in (("entry", "tab:blue"), ("pool", "tab:gray")):
+            ys = [y for y, r in enumerate(rows) if r["kind"] == kind]
+            if ys:
+                mu = [rows[y]["mu"] for y in ys]
+                err = [Z * rows[y]["sigma"] for y in ys]
+                ax.errorbar(mu, ys, xerr=err, fmt="o", color=colour, capsize=3, label=kind)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([f"{r['rank']}. {r['player']}" for r in rows])
+        ax.set_xlabel("openskill rating: mu (dot) ± 3 sigma (bar); the rank goes by the bar's left end")
+        ax.set_title(f"{group_title(group, config=False)}\n{RANK_RULE}", fontsize=8)
+    return fig
+
+
+def plot(groups: Sequence[dict], path: str) -> None:
+    """The :func:`figure` of ``groups`` as a PNG at ``path``."""
+    save_png(figure(groups), path)
 
 
 # ---- command line -----------------------------------------------------------------------------
