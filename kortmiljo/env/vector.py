@@ -31,7 +31,10 @@ hidden-state features an asymmetric critic reads,
 one info dict per lane; a finished lane's info carries the game's result fields, the
 episode's ``game_reward``/``game_return``/``decisions``, and ``terminal_observation`` (every info has
 ``TimeLimit.truncated``, as under ``DummyVecEnv``: True where a game's safety cap cut the episode, whose
-info then names the cap in ``truncated_by``), and the lane is dealt a new episode at once. Action masks come
+info then names the cap in ``truncated_by``), and the lane is dealt a new episode at once. The infos are
+lean, for speed: mid-episode a lane's info holds only ``seat`` and ``TimeLimit.truncated``, where the scalar
+view's holds every key at every step (:data:`~kortmiljo.env.training.VIEW_INFO_KEYS` and the game's, with
+the same values where both have a key). Action masks come
 from one array: ``action_masks()`` on the env, and ``env_method("action_masks")`` (what
 sb3-contrib's ``get_action_masks`` calls) answers from that array without a per-env call.
 ``env_method("opponents_call", …)`` reaches the shared opponent pool once (not once per

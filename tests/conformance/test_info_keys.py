@@ -3,8 +3,8 @@ episodes of one configuration, for every agent (``env.infos``, not only what ``l
 
 Replay buffers that stack infos step by step (Tianshou's) need it: a key that appears only at the
 end of an episode is filled with ``None`` for the earlier steps. Before the end each key holds its
-game's documented neutral value (``INFO_NEUTRAL``); at the end it holds the result (RULES.md's
-fields, unchanged) plus the numeric twins of the string fields. Only the two fields that RULES.md
+game's documented neutral value (``INFO_NEUTRAL``); at the end it holds the result (the Infos section's
+fields, unchanged) plus the numeric twins of the string fields. Only the two fields that the Infos sections
 lets be ``None`` at the end (Sprøyte's ``trump``, Femkortskille's ``winner``) may change type between
 ``None`` and ``str``; their ``_id`` twins are ints at every step.
 """
@@ -26,7 +26,7 @@ CAPPED = {
     "sproyte": {"match_to": 1000, "max_deals": 1},
     "femkortskille": {"num_players": 3, "max_deals": 1},
 }
-NULLABLE = {"trump", "winner"}  # RULES.md: a suit letter or None; the winner's seat name or None
+NULLABLE = {"trump", "winner"}  # docs/<game>.md, Infos: a suit letter or None; the winner's seat name or None
 EPISODES = 12
 
 
@@ -76,7 +76,7 @@ def test_info_keys_and_types_never_change(case):
         ended_seen += 1
         engine = env.unwrapped.engine
         result = engine.info(int(agent.split("_")[1]))
-        # RULES.md's result fields are exactly the engine's, values and all
+        # the documented result fields are exactly the engine's, values and all
         assert {k: info[k] for k in result} == {k: result[k] for k in result}
         truncated_seen += bool(info["truncated_by"])
         assert bool(info["truncated_by"]) == bool(engine.truncated and not engine.terminal)
