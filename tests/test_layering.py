@@ -94,6 +94,35 @@ def test_nothing_imports_a_top_level_agents_or_train():
     assert not bad, "\n".join(bad)
 
 
+def modules_run_with_dash_m(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for every ``"-m", "module"`` pair in a list or tuple literal (a subprocess's argv)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = node.elts
+            for a, b in zip(items, items[1:], strict=False):
+                if isinstance(a, ast.Constant) and a.value == "-m" and isinstance(b, ast.Constant):
+                    found.append((b.lineno, str(b.value)))
+    return found
+
+
+def test_no_subprocess_runs_a_top_level_agents_or_train():
+    """``python -m train`` from the repository root would run the folder as a second, top-level copy."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} runs -m {module}"
+        for root in ("kortmiljo", "agents", "train", "tests", "benchmarks")
+        for path in (ROOT / root).rglob("*.py")
+        for line, module in modules_run_with_dash_m(path)
+        if module.split(".")[0] in ("agents", "train")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_dash_m_finder_finds_one(tmp_path):
+    (tmp_path / "x.py").write_text('argv = [sys.executable, "-m", "train", "spokelse"]\n')
+    assert modules_run_with_dash_m(tmp_path / "x.py") == [(1, "train")]
+
+
 def test_the_layer_rule_catches_a_core_module_importing_the_agents():
     assert layer_of("kortmiljo.core.game") == "kortmiljo" and layer_of("kortmiljo.agents.search") == "kortmiljo.agents"
     assert layer_of("kortmiljo.train") not in ALLOWED["kortmiljo.agents"] and layer_of("numpy") is None

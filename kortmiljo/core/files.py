@@ -39,11 +39,13 @@ def _mode_for(path: str | os.PathLike) -> int:
 
 def atomic_write(path: str | os.PathLike, data: bytes | str, fsync: bool = True) -> None:
     """Write ``data`` (text as UTF-8) to ``path``, atomically; missing folders are made."""
+    if not isinstance(data, (bytes, str)):
+        raise TypeError(f"atomic_write writes bytes or str, got {type(data).__name__}")
+    raw = data if isinstance(data, bytes) else data.encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(str(path))[1] + ".part", dir=folder)
     try:
-        raw = data if isinstance(data, bytes) else data.encode("utf-8")
         with os.fdopen(fd, "wb") as f:
             if hasattr(os, "fchmod"):  # POSIX
                 os.fchmod(f.fileno(), _mode_for(path))

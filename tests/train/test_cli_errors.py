@@ -146,7 +146,7 @@ def test_one_clean_line_exit_2_nothing_written(case, sandbox, monkeypatch, capsy
 
 @pytest.mark.parametrize(
     "argv",
-    [["-m", "kortmiljo", "train", "chess"], ["-m", "train", "spokelse", "--timesteps", "0", "--out", "x"]],
+    [["-m", "kortmiljo", "train", "chess"], ["-m", "kortmiljo.train", "spokelse", "--timesteps", "0", "--out", "x"]],
     ids=["kortmiljo-train", "python-m-train"],
 )
 def test_the_commands_exit_2_with_one_line(argv, tmp_path):

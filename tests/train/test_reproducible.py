@@ -23,7 +23,8 @@ def test_same_seed_same_weights_whatever_the_hash_seed(tmp_path):
     runs = []
     for hash_seed in ("1", "2"):
         out = tmp_path / f"hash{hash_seed}"
-        argv = [sys.executable, "-m", "train", "spokelse", "--timesteps", "1024", "--out", str(out), "--seed", "3"]
+        argv = [sys.executable, "-m", "kortmiljo.train", "spokelse", "--timesteps", "1024", "--out", str(out)]
+        argv += ["--seed", "3"]
         argv += ["--snapshot-every", "1", "--self-play-prob", "0.5", "--eval-every", "0", "--update-threads", "1"]
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
         subprocess.run([*argv, *QUICK], cwd=ROOT, env=env, check=True, timeout=300)

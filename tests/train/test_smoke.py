@@ -114,7 +114,7 @@ def test_resume_after_kill(tmp_path):
     argv += ["--snapshot-every", "1", "--self-play-prob", "0.5", "--opponents", "random", "--eval-opponents", "random"]
     argv += TINY
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "train", *argv], cwd=ROOT, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "kortmiljo.train", *argv], cwd=ROOT, env=env)
     state = out / "checkpoint" / "state.json"
     deadline = time.time() + 120
     try:
