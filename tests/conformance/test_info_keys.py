@@ -5,7 +5,7 @@ Replay buffers that stack infos step by step (Tianshou's) need it: a key that ap
 end of an episode is filled with ``None`` for the earlier steps. Before the end each key holds its
 game's documented neutral value (``INFO_NEUTRAL``); at the end it holds the result (the Infos section's
 fields, unchanged) plus the numeric twins of the string fields. Only the two fields that the Infos sections
-lets be ``None`` at the end (Sprøyte's ``trump``, Femkortskille's ``winner``) may change type between
+let be ``None`` at the end (Sprøyte's ``trump``, Femkortskille's ``winner``) may change type between
 ``None`` and ``str``; their ``_id`` twins are ints at every step.
 """
 
