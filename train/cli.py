@@ -1,5 +1,10 @@
 """``kortmiljo train GAME`` (also ``python -m kortmiljo.train GAME``): argv into a config, the run, and its errors.
 
+``--recipe`` picks how (:mod:`kortmiljo.train.recipes`): ``pi`` (oracle policy iteration,
+:mod:`kortmiljo.train.pi`, numpy weights), ``ppo`` or ``bc+ppo``; by default ``pi`` where the game has a
+scripted heuristic and the budget is ``--minutes`` or ``--hours``, ``ppo`` otherwise. The rest of this
+docstring is the PPO recipes' run directory; pi's is in :mod:`kortmiljo.train.pi`.
+
 The options are the fields of :class:`kortmiljo.train.config.TrainConfig` (``--backend rllib``: of
 :class:`kortmiljo.train.rllib_backend.RLlibConfig`); ``kortmiljo train GAME --help`` lists them. The run
 is :class:`kortmiljo.train.trainer.Trainer` (or :func:`kortmiljo.train.rllib_backend.run`). A run that cannot start
@@ -124,6 +129,22 @@ def parse_args(argv: list[str]) -> TrainConfig:
     return from_namespace(cls, build_parser(cls).parse_args(argv))
 
 
+def pi_summary(report: dict) -> str:
+    """The last lines of a pi run: each step's gate, and where the weights are."""
+    lines = []
+    for s in report["steps"]:
+        g = s["gate"] or {}
+        d = g.get("difference")
+        diff = f"{d['mean']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]" if d else "not gated"
+        lines.append(f"step {s['step']}: student - current {diff}: {'adopted' if s['adopted'] else 'not adopted'}")
+    out = report["out"]
+    if report["model"]:
+        lines.append(f"weights: {out}/model.npz (model card: {out}/model.md)")
+    else:
+        lines.append("no step beat the current policy: no model.npz (the heuristic stays better)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -133,9 +154,11 @@ def main(argv: list[str] | None = None) -> int:
 
             run_rllib(config)
         else:
-            from kortmiljo.train.trainer import Trainer
+            from kortmiljo.train.recipes import train
 
-            Trainer(config).run()
+            report = train(config)
+            if report is not None and not config.quiet:
+                print(pi_summary(report))
     except TrainError as err:
         print(f"kortmiljo train: {err}", file=sys.stderr)
         return 2

@@ -92,7 +92,8 @@ FRACTION = ((lambda v: 0 <= v <= 1), "between 0 and 1")
 POSITIVE, COUNT, NONNEGATIVE = finite(0, True), at_least(1), at_least(0)
 MINUTES = ((lambda v: math.isfinite(v) and 0 < v <= WEEK_MINUTES), f"above 0 and at most {WEEK_MINUTES:,} (a week)")
 RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "timesteps": between(1, MAX_STEPS), "minutes": MINUTES,
+    "timesteps": between(1, MAX_STEPS), "minutes": MINUTES, "workers": between(0, 1024),
+    "hours": ((lambda v: math.isfinite(v) and 0 < v <= WEEK_MINUTES / 60), "above 0 and at most 168 (a week)"),
     "seed": ((lambda v: 0 <= v < 2**32), "an int from 0 to 2**32 - 1"),
     "out": ((lambda v: bool(v.strip())), "a directory"), "cache": ((lambda v: bool(v.strip())), "a directory"),
     "n_envs": between(1, 4096), "threads": between(1, 1024), "update_threads": between(0, 1024),
@@ -121,18 +122,27 @@ class TrainConfig:
     BACKEND: ClassVar[str] = "sb3"
     PROG: ClassVar[str] = "kortmiljo train"
     DESCRIPTION: ClassVar[str] = (
-        "Train a MaskablePPO agent for a kortmiljo game (self-play, behaviour-cloning pretraining, evaluation)."
+        "Train an agent for a kortmiljo game: oracle policy iteration to numpy weights (--recipe pi), or MaskablePPO "
+        "(--recipe ppo; bc+ppo: behaviour cloning of the heuristic first). The default is pi where the game has a "
+        "scripted heuristic and the budget is --minutes or --hours, ppo otherwise (docs/training.md)."
     )
     RULES: ClassVar[dict] = RULES
 
     game: str = option(MISSING, "the game to train", group=None, backends=BOTH)
     game_options: dict = option({}, "game option, repeatable (e.g. num_players=3)", group=None, flags=("--config",),
                                 metavar="KEY=VALUE", backends=BOTH)  # fmt: skip
+    recipe: str | None = option(None, "how to train (docs/training.md): pi, oracle policy iteration from the "
+                                "heuristic; ppo, PPO self-play; bc+ppo, behaviour cloning of the heuristic, then PPO. "
+                                "Default: pi where the game has a scripted heuristic and the budget is time (--minutes "
+                                "or --hours), since it is the only recipe measured above the heuristic; ppo otherwise "
+                                "(a --timesteps budget is PPO's, and a game without a heuristic has no pi)",
+                                group=None, choices=("pi", "ppo", "bc+ppo"))  # fmt: skip
     # budget
     timesteps: int | None = option(None, "PPO environment steps (learner decisions); default 200000 without --minutes",
                                    group="budget", backends=BOTH)  # fmt: skip
     minutes: float | None = option(None, "wall-clock budget of the whole run, every phase included", group="budget",
                                    backends=BOTH)  # fmt: skip
+    hours: float | None = option(None, "the budget in hours (instead of --minutes)", group="budget")
     resume: bool = option(False, "continue the run in --out from its checkpoint", group="budget")
     # run
     out: str | None = option(None, "run directory (default runs/GAME-YYYYmmdd-HHMMSS)", backends=BOTH)
@@ -149,6 +159,8 @@ class TrainConfig:
                                   "and the PPO update; weights, optimizer, evaluation and play stay float32); auto: "
                                   "bf16 where the CPU multiplies bfloat16 natively (about 2x faster training there), "
                                   "else fp32", choices=("auto", "fp32", "bf16"))  # fmt: skip
+    workers: int = option(0, "--recipe pi: processes playing its oracle games and gates, and threads of its fits "
+                          "(0: the cores this process may use, at most 4)")  # fmt: skip
     no_progress: bool = option(False, "no progress bar")
     quiet: bool = option(False, "print nothing but errors", backends=BOTH)
     # model and PPO
@@ -251,7 +263,7 @@ class TrainConfig:
             if not _type_ok(hint, value):
                 raise TrainError(f"{flag_of(f)} must be {_type_words(hint)}, got {value!r}")
             choices = f.metadata["choices"]
-            if choices and value not in choices:
+            if choices and value is not None and value not in choices:
                 raise TrainError(f"{flag_of(f)} must be one of {', '.join(choices)}, got {value!r}")
             rule = self.RULES.get(f.name)
             if rule and value is not None and not rule[0](value):
@@ -261,6 +273,8 @@ class TrainConfig:
     def validate_combination(self) -> None:
         """Rules between options: SB3 trains on minibatches that split the rollout exactly (a last
         minibatch of one decision normalises its advantage by a zero spread: NaN logits)."""
+        if self.minutes is not None and getattr(self, "hours", None) is not None:
+            raise TrainError("give the budget once: --minutes or --hours, not both")
         if self.rollout < 2:
             raise TrainError(f"--n-envs x --n-steps must be at least 2 decisions, got {self.rollout}")
         if self.rollout > MAX_ROLLOUT:
@@ -308,6 +322,8 @@ class TrainConfig:
         keep = {k: getattr(self, k) for k in ("out", "resume", "no_progress", "quiet", "threads", "update_threads",
                                               "train_precision")}  # fmt: skip
         keep.update({k: getattr(self, k) for k in ("timesteps", "minutes") if getattr(self, k) is not None})
+        if self.minutes is not None or self.hours is not None:  # a budget given now replaces the saved one
+            keep.update(minutes=self.minutes, hours=self.hours)
         return dataclasses.replace(saved, **keep)
 
     def command_line(self) -> str:

@@ -61,3 +61,107 @@ def plot_learning_curve(run_dir: str | Path) -> Path:
     plt.close(fig)
     tmp.replace(out)
     return out
+
+
+# ---- the pi recipe's outputs (kortmiljo.train.pi) ---------------------------------------------------
+
+
+def pi_report(run) -> dict:
+    """``report.json`` of a pi run: the plan, and each step's data, fit, gate and margin over the heuristic."""
+    c, state = run.config, run.state
+    steps = []
+    for rec in state["steps"]:
+        gate = rec.get("gate", {})
+        steps.append({"step": rec["step"], "policy": rec["policy"], "data": rec.get("data"), "fit": rec.get("fit"),
+                      "gate": gate or None, "adopted": gate.get("adopted"),
+                      "margin_vs_heuristic": gate.get("student_vs_heuristic")})  # fmt: skip
+    adopted = [s for s in steps if s["adopted"]]
+    return {
+        "recipe": "pi", "game": c.game, "game_options": c.game_options, "seed": c.seed, "workers": run.workers,
+        "command": c.command_line(), "out": str(run.out), "budget_seconds": pi_budget(c),
+        "elapsed_seconds": state["elapsed_s"],
+        "gate_rule": "adopt iff the lower end of the 95 % interval of the per-deal (student - current) "
+                     "difference, each against the heuristic on the same fresh deals, is above 0",
+        "plan": run.steps, "steps": steps,
+        "model": "model.npz" if adopted else None,
+        "margin_vs_heuristic": adopted[-1]["margin_vs_heuristic"] if adopted else None,
+    }  # fmt: skip
+
+
+def pi_budget(c) -> float:
+    return c.hours * 3600 if c.hours is not None else c.minutes * 60
+
+
+def _interval(m: dict | None) -> str:
+    if not m:
+        return "not measured"
+    lo, hi = m["ci95"]
+    return f"{m['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+
+
+def pi_model_card(report: dict) -> str:
+    """``DIR/model.md``, the model card: what the weights are, how they were made, and what they were measured at."""
+    lines = [f"# {report['game']}: kortmiljo train --recipe pi", ""]
+    if report["model"]:
+        lines += ["`model.npz`: safe numpy weights (`kortmiljo.agents.pretrained`); play them with "
+                  f"`make_agent('model.npz', game)` or `--agents PATH/model.npz`. Margin against the heuristic "
+                  f"(one seat, the gate's deals): {_interval(report['margin_vs_heuristic'])}.", ""]  # fmt: skip
+    else:
+        lines += ["No step won its gate: the heuristic stays the better policy, and no `model.npz` was written. "
+                  "Each step's student is in `steps/`.", ""]  # fmt: skip
+    lines += ["Command:", "", f"    {report['command']}", "",
+              f"Seed {report['seed']}, {report['workers']} workers, budget {report['budget_seconds'] / 60:.1f} "
+              f"minutes, {report['elapsed_seconds'] / 60:.1f} spent.", "", f"Gate rule: {report['gate_rule']}.", "",
+              "| step | from | games | decisions | data s | fit s | student − current | vs heuristic | adopted |",
+              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for s in report["steps"]:
+        d, f, g = s["data"] or {}, s["fit"] or {}, s["gate"] or {}
+        lines.append(f"| {s['step']} | {s['policy']} | {d.get('games', '')} | {d.get('decisions', '')} | "
+                     f"{d.get('wall_seconds', '')} | {f.get('wall_seconds', '')} | {_interval(g.get('difference'))} | "
+                     f"{_interval(s['margin_vs_heuristic'])} | {s['adopted']} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot_pi_curve(report: dict, out: Path) -> Path:
+    """``learning_curve.png``: each step's student against the heuristic (95 % intervals), adopted or
+    not, against the oracle games played so far."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    games = 0
+    for s in report["steps"]:
+        games += (s["data"] or {}).get("games", 0)
+        m = s["margin_vs_heuristic"]
+        if not m:
+            continue
+        lo, hi = m["ci95"]
+        color = "tab:green" if s["adopted"] else "tab:red"
+        ax.errorbar([games], [m["mean"]], yerr=[[m["mean"] - lo], [hi - m["mean"]]], marker="o", capsize=3,
+                    color=color)  # fmt: skip
+        ax.annotate(f"step {s['step']}", (games, m["mean"]), textcoords="offset points", xytext=(5, 5))
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("oracle games played (all steps)")
+    ax.set_ylabel("student vs heuristic, mean reward a game")
+    ax.set_title(f"{report['game']}: pi steps (green adopted, red not; 95% intervals)")
+    fig.tight_layout()
+    path, tmp = out / "learning_curve.png", out / ".learning_curve.tmp.png"
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    tmp.replace(path)
+    return path
+
+
+def write_pi_outputs(run) -> dict:
+    """report.json, DIR/model.md and learning_curve.png of a pi run; its report."""
+    import json
+
+    from kortmiljo.core.files import atomic_write
+
+    report = pi_report(run)
+    atomic_write(run.out / "report.json", json.dumps(report, indent=1) + "\n")
+    atomic_write(run.out / "model.md", pi_model_card(report))
+    plot_pi_curve(report, run.out)
+    return report

@@ -1,0 +1,218 @@
+"""The ``pi`` recipe (kortmiljo.train.pi): its budget split, its gate rule, its resume bookkeeping, its
+refusals, and short runs end to end (a tiny internal budget here; ``--minutes 1`` through the command
+line under ``-m slow``; two minutes are the least femkortskille takes)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kortmiljo.agents.pretrained import read_weights
+from kortmiljo.agents.registry import make_agent
+from kortmiljo.train import pi
+from kortmiljo.train.config import TrainConfig, TrainError
+from kortmiljo.train.recipes import train
+
+from kortmiljo.core.registry import load_game
+
+from .conftest import plays_legally
+
+GAME = "femkortskille"  # the cheapest oracle chunks of the three games
+TINY_SETTINGS = pi.Settings(min_chunks=2, min_gate_games=30)
+TINY_COSTS = pi.Costs(15.0, 15.0, 150, 60, 1e-3, 0.1)  # 1 minute: 3 chunks and a 45-game gate a step
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """pi's settings and cost model shrunk so that a minute of budget is one step of seconds."""
+    monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
+    monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
+
+
+def config(out: Path, **kw) -> TrainConfig:
+    values = {"game": GAME, "recipe": "pi", "minutes": 1.0, "workers": 1, "out": str(out), "quiet": True, **kw}
+    return TrainConfig(**values)
+
+
+# ---- the budget split ----------------------------------------------------------------------------
+
+
+def test_plan_splits_a_budget_into_hour_steps_with_a_gate_share():
+    costs, s = pi.costs_for("sproyte"), pi.Settings()
+    steps = pi.plan(3 * 3600, costs, s, workers=2)
+    assert len(steps) == 3 and sum(p["seconds"] for p in steps) == pytest.approx(3 * 3600)
+    for p in steps:
+        gate_s = 2 * p["gate_games"] * costs.gate_game / 2
+        assert gate_s <= s.gate_share * p["seconds"] + 1e-9
+        work = p["chunks_heuristic"] * (costs.chunk_heuristic + costs.decisions_heuristic * costs.fit_decision * 4)
+        assert work / 2 + gate_s <= p["seconds"]
+        assert p["chunks_network"] > 0 and p["epochs_heuristic"] == 4 and p["epochs_network"] == 3
+    assert len(pi.plan(100 * 60, costs, s, 2)) == 1  # below two hours: one step
+
+
+def test_plan_scales_with_workers_and_refuses_a_budget_below_one_step():
+    costs, s = pi.costs_for("sproyte"), pi.Settings()
+    one, two = pi.plan(3000, costs, s, 1)[0], pi.plan(3000, costs, s, 2)[0]
+    assert two["chunks_heuristic"] >= 2 * one["chunks_heuristic"] - 1
+    least = pi.minimum_budget(costs, s, 1)
+    pi.plan(least * 1.01, costs, s, 1)
+    with pytest.raises(TrainError, match="too small for one pi step"):
+        pi.plan(least * 0.5, costs, s, 1)
+
+
+def test_plan_is_the_same_for_the_same_budget():
+    costs, s = pi.costs_for("spokelse"), pi.Settings()
+    assert pi.plan(5000, costs, s, 2) == pi.plan(5000, costs, s, 2)
+
+
+# ---- the gate --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ci", "adopted"),
+    [([0.01, 0.2], True), ([0.0, 0.2], False), ([-0.05, 0.3], False), ([math.nan, 1.0], False), ([None, 1], False)],
+)
+def test_gate_adopts_only_when_the_interval_lies_above_zero(ci, adopted):
+    assert pi.adopt(ci) is adopted
+
+
+def test_gate_pairs_the_two_policies_deal_by_deal(monkeypatch):
+    means = {"student.npz": [0.5, 0.4, 0.6, None], "heuristic": [0.1, 0.0, 0.2, 0.3]}
+    monkeypatch.setattr(pi, "_margin_job", lambda job: means[job[2]])
+    g = pi.gate(GAME, {}, "student.npz", "heuristic", 60, seed=3, workers=1, pool=None)
+    assert g["deals"] == 3  # a deal one of them did not finish is left out of both
+    assert g["difference"]["mean"] == pytest.approx(0.4) and g["difference"]["ci95"][0] == pytest.approx(0.4)
+    assert g["adopted"] and g["student_vs_heuristic"]["mean"] == pytest.approx(0.5)
+
+
+# ---- short runs end to end -------------------------------------------------------------------------
+
+
+def test_a_short_pi_run_writes_weights_that_play(tiny, tmp_path):
+    report = train(config(tmp_path / "run"))
+    out = tmp_path / "run"
+    step = report["steps"][0]
+    assert step["data"]["games"] == 30 and step["data"]["decisions"] > 0 and step["fit"]["epochs"] == 4
+    assert step["gate"]["deals"] > 0 and step["adopted"] in (True, False)
+    assert step["margin_vs_heuristic"] == step["gate"]["student_vs_heuristic"]
+    for name in ("report.json", "model.md", "learning_curve.png", "args.json", "state.json"):
+        assert (out / name).is_file(), name
+    assert json.loads((out / "report.json").read_text())["steps"][0]["gate"]["adopted"] == step["adopted"]
+    assert "kortmiljo train femkortskille --recipe pi" in (out / "model.md").read_text()
+    assert (out / "model.npz").exists() == step["adopted"]
+    game = load_game(GAME)
+    plays_legally(game, make_agent(str(out / "steps" / "step_00.npz"), game, seed=0))
+    # the same command and seed: bit-identical weights
+    again = train(config(tmp_path / "again"))
+    assert again["steps"][0]["gate"]["difference"] == step["gate"]["difference"]
+    a, b = (read_weights(p / "steps" / "step_00.npz") for p in (out, tmp_path / "again"))
+    for (wa, ba), (wb, bb) in zip(a.actor + a.critic, b.actor + b.critic, strict=True):
+        assert wa.tobytes() == wb.tobytes() and ba.tobytes() == bb.tobytes()
+
+
+def test_an_adopted_step_is_the_next_steps_policy(tiny, tmp_path, monkeypatch):
+    """Two steps; the first wins its gate (forced): model.npz is its student, and the second step
+    plays that network at the heuristic table mix and fits from it."""
+    real_gate = pi.gate
+    monkeypatch.setattr(pi, "settings_for", lambda game: pi.Settings(min_chunks=1, min_gate_games=15,
+                                                                     step_seconds=30.0))  # fmt: skip
+
+    def gate(*args, **kw):
+        g = real_gate(*args, **kw)
+        return {**g, "adopted": g["seed"] % 1000 == 0}  # step 0 adopted, step 1 as its gate says
+
+    monkeypatch.setattr(pi, "gate", gate)
+    report = train(config(tmp_path / "run"))
+    out = tmp_path / "run"
+    assert [s["step"] for s in report["steps"]] == [0, 1]
+    assert report["steps"][1]["policy"] == "steps/step_00.npz" and report["steps"][0]["adopted"]
+    meta = json.loads((out / "data" / "step_01" / "meta.json").read_text())
+    assert meta["opponents"] == "heuristic" and meta["opponent_share"] == 0.8
+    assert read_weights(out / "steps" / "step_01.npz").meta["source"]["policy"] == "steps/step_00.npz"
+    model = out / "model.npz"
+    final = out / "steps" / f"step_{1 if report['steps'][1]['adopted'] else 0:02d}.npz"
+    assert model.read_bytes() == final.read_bytes() and report["model"] == "model.npz"
+
+
+def test_an_interrupted_run_resumes_without_redoing_a_finished_unit(tiny, tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    real_fit, real_gate = pi.fit, pi.gate
+    calls = {"chunks": 0, "fit": 0}
+    real_chunk = pi._chunk_job
+
+    def chunk(job):
+        calls["chunks"] += 1
+        return real_chunk(job)
+
+    def killed(*args, **kw):
+        raise RuntimeError("killed")
+
+    monkeypatch.setattr(pi, "_chunk_job", chunk)
+    monkeypatch.setattr(pi, "fit", killed)  # the data phase finishes, the fit does not
+    with pytest.raises(RuntimeError, match="killed"):
+        train(config(out))
+    state = json.loads((out / "state.json").read_text())
+    assert state["steps"][0]["data"]["chunks"] == 3 and "fit" not in state["steps"][0]
+    assert calls["chunks"] == 3
+    with pytest.raises(TrainError, match="already holds files"):  # without --resume: refused
+        train(config(out))
+
+    def fit(*args, **kw):
+        calls["fit"] += 1
+        return real_fit(*args, **kw)
+
+    monkeypatch.setattr(pi, "fit", fit)
+    monkeypatch.setattr(pi, "gate", killed)  # now the fit finishes and the gate does not
+    with pytest.raises(RuntimeError, match="killed"):
+        train(config(out, resume=True, minutes=None))
+    assert calls == {"chunks": 3, "fit": 1}  # no chunk played again
+    step_file = out / "steps" / "step_00.npz"
+    before = step_file.stat().st_mtime_ns
+    monkeypatch.setattr(pi, "gate", real_gate)
+    report = train(TrainConfig(game=GAME, out=str(out), resume=True, quiet=True))  # the recipe is the saved one
+    assert calls == {"chunks": 3, "fit": 1} and step_file.stat().st_mtime_ns == before
+    assert report["steps"][0]["gate"]["deals"] > 0
+    # a finished run resumed again does nothing more
+    assert train(config(out, resume=True, minutes=None))["steps"] == report["steps"]
+    assert calls == {"chunks": 3, "fit": 1}
+
+
+def test_a_chunk_on_disk_is_not_played_again(tiny, tmp_path, monkeypatch):
+    """A kill inside the data phase: the chunks written before it are kept."""
+    out = tmp_path / "run"
+    real_chunk, played = pi._chunk_job, []
+
+    def chunk(job):
+        if len(played) == 2:
+            raise RuntimeError("killed")
+        played.append(job[3])
+        return real_chunk(job)
+
+    monkeypatch.setattr(pi, "_chunk_job", chunk)
+    with pytest.raises(RuntimeError):
+        train(config(out))
+    monkeypatch.setattr(pi, "fit", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("stop")))
+    played.clear()
+    monkeypatch.setattr(pi, "_chunk_job", lambda job: played.append(job[3]) or real_chunk(job))
+    with pytest.raises(RuntimeError, match="stop"):
+        train(config(out, resume=True, minutes=None))
+    assert played == [pi.first_chunk(0, 0) + 2]
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_pi_for_two_minutes(tmp_path):
+    from kortmiljo.train.cli import main as train_main
+
+    out = tmp_path / "run"
+    assert (
+        train_main([GAME, "--recipe", "pi", "--minutes", "2", "--workers", "1", "--out", str(out), "--no-progress"])
+        == 0
+    )
+    report = json.loads((out / "report.json").read_text())
+    assert report["steps"][0]["gate"] is not None and (out / "learning_curve.png").is_file()
+    game = load_game(GAME)
+    plays_legally(game, make_agent(str(out / "steps" / "step_00.npz"), game, seed=0))
+    assert np.isfinite(report["steps"][0]["gate"]["difference"]["mean"])

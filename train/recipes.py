@@ -1,0 +1,135 @@
+"""The recipes of ``kortmiljo train GAME --recipe NAME``, and which one runs by default.
+
+* ``pi``: oracle policy iteration (:mod:`kortmiljo.train.pi`), the recipe of ``pretrained_v2`` to ``_v7``;
+  numpy weights (``model.npz``) that beat the heuristic where a step wins its gate.
+* ``ppo``: MaskablePPO as the options say (:class:`kortmiljo.train.trainer.Trainer`).
+* ``bc+ppo``: behaviour cloning of the heuristic, then PPO, with the settings that made Sprøyte's
+  ``pretrained_v1`` (``benchmarks/train_targets.py``) for the options left at their defaults.
+
+The default (:func:`choose`): ``pi`` where the game has a scripted heuristic, the budget is time
+(``--minutes`` or ``--hours``) and no ``--bc-teacher`` is given, since it is the only recipe measured
+above the heuristic; ``ppo`` otherwise. A resumed run keeps the recipe it started with.
+
+``train(TrainConfig(game=..., recipe=..., minutes=...))`` is the command line's run from Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from kortmiljo.train.config import TrainConfig, TrainError
+
+NAMES = ("pi", "ppo", "bc+ppo")
+
+# bc+ppo's settings: benchmarks/train_targets.py's known-good commands (Sprøyte's for any other game)
+BC_PPO = {
+    "sproyte": dict(bc_teacher="heuristic", bc_games=12000, bc_opponents=("heuristic", "random"), bc_epochs=8,
+                    opponents=("random", "heuristic"), self_play_prob=0.3, lr=1e-4, clip=0.15, gae_lambda=0.8,
+                    ent_coef=0.003),
+    "spokelse": dict(privileged_critic=True, bc_teacher="heuristic", bc_games=8000, bc_opponents=("heuristic",),
+                     bc_epochs=6, opponents=("heuristic",), self_play_prob=0.0, lr=3e-5, clip=0.1, gae_lambda=0.8,
+                     n_steps=64, batch_size=1024, ent_coef=0.001, target_kl=0.02),
+    "femkortskille": dict(privileged_critic=True, bc_teacher="heuristic", bc_games=10000,
+                          bc_opponents=("heuristic", "random"), bc_epochs=6, opponents=("random", "heuristic"),
+                          self_play_prob=0.3, lr=1e-4, clip=0.15, gae_lambda=0.8, ent_coef=0.003, reward_scale=0.2),
+}  # fmt: skip
+
+
+def has_heuristic(game: str) -> bool:
+    from kortmiljo.agents.catalog import newest_heuristic
+
+    return newest_heuristic(game) is not None
+
+
+def saved_recipe(out: str | None) -> str | None:
+    """The recipe of the run in ``out`` (``ppo`` for a run saved before recipes existed); None without one."""
+    if out is None or not (Path(out) / "args.json").is_file():
+        return None
+    try:
+        saved = json.loads((Path(out) / "args.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # the backend reports the damaged file
+    return (saved.get("recipe") or "ppo") if isinstance(saved, dict) else None
+
+
+def choose(c: TrainConfig) -> str:
+    """The recipe that runs: the one named, the resumed run's, or the default rule's (module docstring)."""
+    if c.recipe is not None:
+        return c.recipe
+    if c.resume and saved_recipe(c.out):
+        return saved_recipe(c.out)
+    timed = c.minutes is not None or c.hours is not None
+    return "pi" if timed and c.timesteps is None and c.bc_teacher is None and has_heuristic(c.game) else "ppo"
+
+
+def with_defaults(c: TrainConfig, values: dict) -> TrainConfig:
+    """``c`` with ``values`` for the fields still at their defaults (an option given explicitly wins)."""
+    from kortmiljo.train.config import default_of
+
+    by_name = {f.name: f for f in dataclasses.fields(c)}
+    keep = {k: v for k, v in values.items() if getattr(c, k) == default_of(by_name[k])}
+    return dataclasses.replace(c, **keep)
+
+
+def ppo_config(c: TrainConfig, recipe: str) -> TrainConfig:
+    """The PPO backend's config: ``--hours`` as minutes, and bc+ppo's settings."""
+    if c.hours is not None:
+        c = dataclasses.replace(c, minutes=c.hours * 60, hours=None)
+    if recipe == "bc+ppo":
+        if not has_heuristic(c.game):
+            raise TrainError(f"{c.game} has no scripted heuristic for bc+ppo to imitate; use --recipe ppo")
+        c = with_defaults(c, BC_PPO.get(c.game, BC_PPO["sproyte"]))
+    return dataclasses.replace(c, recipe=recipe)
+
+
+def check_pi(c: TrainConfig) -> None:
+    """Options that mean nothing to pi are refused rather than ignored."""
+    if c.timesteps is not None:
+        raise TrainError("--timesteps counts PPO steps; --recipe pi takes --minutes or --hours")
+    if c.bc_teacher is not None:
+        raise TrainError("--bc-teacher is PPO's pretraining; --recipe pi starts from the heuristic or --init")
+
+
+def check_out(out: Path, resume: bool) -> None:
+    """A new run needs a new (or empty) directory; a resumed one, the run in it."""
+    from kortmiljo.train.checkpoints import check_writable
+
+    check_writable(out, "--out")
+    if resume and not (out / "args.json").is_file():
+        raise TrainError(f"--resume: {out} holds no run to continue")
+    if not resume and out.exists() and any(out.iterdir()):
+        raise TrainError(f"--out {out} already holds files; continue its run with --resume, or choose a new directory")
+
+
+def resumed_config(out: Path, c: TrainConfig) -> TrainConfig:
+    """The saved run's config, with this session's progress and output options; a budget given now
+    must be the saved one (the steps were planned from it)."""
+    try:
+        saved = TrainConfig.from_dict(json.loads((out / "args.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError) as err:
+        raise TrainError(f"{out / 'args.json'}: cannot read the saved run ({err})") from None
+    if saved.recipe != "pi":
+        raise TrainError(f"{out} holds a {saved.recipe or 'ppo'} run, not a pi run")
+    new = c.resumed(saved)
+    if (new.minutes, new.hours) != (saved.minutes, saved.hours):
+        raise TrainError("a pi run resumes with the budget it was planned with; leave out --minutes and --hours")
+    return dataclasses.replace(new, workers=saved.workers)
+
+
+def train(c: TrainConfig) -> dict | None:
+    """Run ``c`` with its recipe (:func:`choose`): what ``kortmiljo train`` does. :class:`TrainError`
+    where it cannot start (nothing written then)."""
+    c.validate()
+    recipe = choose(c)
+    if recipe == "pi":
+        from kortmiljo.train import pi
+
+        c = dataclasses.replace(c, recipe="pi")
+        check_pi(c)
+        return pi.run(c)
+    from kortmiljo.train.trainer import Trainer
+
+    Trainer(ppo_config(c, recipe)).run()
+    return None
