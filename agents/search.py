@@ -71,7 +71,10 @@ Choices worth knowing, each measured against ``heuristic_v0`` on duplicate deals
 * **Speed.** Rollout policies offer ``act_seat(engine, seat)`` (the same decision read
   straight from the engine; every heuristic has it, tested equal to ``act``) and may offer
   ``rollout_batch(states, seat, first_actions)`` (many rollouts at once in numpy; the
-  Spøkelse heuristic). Clones made for rollouts skip copying the world's generator.
+  Spøkelse heuristic). Clones made for rollouts do not copy the world's generator
+  (``clone(rng=...)`` hands them their own stream), and every stream a rollout gets (the
+  engine's later deals, the rollout policy's draws) is a :class:`~kortmiljo.core.engine.LazyGenerator`,
+  built only if something draws from it: with a heuristic, in the few rollouts that deal again.
 * **A prior over actions** (``prior=POLICY, prior_top=K``; expert iteration's second stage): a
   trained student (anything with ``act_explained``, such as ``pretrained_v1``) names its ``K``
   most probable legal actions, and only those and the heuristic's move are searched; where they
@@ -122,7 +125,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from kortmiljo.core.engine import Engine
+from kortmiljo.core.engine import Engine, LazyGenerator
 from kortmiljo.core.game import Game
 
 from .base import GENERIC_SEARCH, Heuristic, Policy, RandomPolicy
@@ -323,7 +326,7 @@ class SearchPolicy(Policy):
         worlds = []
         for w in range(W):
             world = self._sample(engine, seat, np.random.default_rng(int(seeds[w, 0])))
-            world.rng = np.random.default_rng(int(seeds[w, 1]))  # later deals: our own stream
+            world.rng = LazyGenerator(int(seeds[w, 1]))  # later deals: our own stream, built if one is dealt
             worlds.append(world)
         weigh = self._weigh
         weights = np.repeat([float(weigh(world, seat)) if weigh else 1.0 for world in worlds], R)
@@ -338,15 +341,25 @@ class SearchPolicy(Policy):
             return np.repeat(got.reshape(W, len(actions)).T, R, axis=1), steps, weights
         out = np.zeros((len(actions), W * R))
         self._steps = 0
+        reseed = self._reseed_rollout_policy
         for w, world in enumerate(worlds):
-            world.rng = None  # each rollout gets its own stream below: cloning need not copy one
             for j, a in enumerate(actions):
                 for r in range(R):
-                    sim = world.clone()
-                    sim.rng = np.random.default_rng(int(seeds[w, 1 + r]))
-                    self.rollout_policy.seed(int(seeds[w, 1 + r]))
+                    # each rollout its own streams, for the engine's later deals and the policy's
+                    # draws; generators are built only where something draws (a deal, random play)
+                    sim = world.clone(rng=LazyGenerator(int(seeds[w, 1 + r])))
+                    reseed(int(seeds[w, 1 + r]))
                     out[j, w * R + r] = self._rollout(sim, seat, a)
         return out, self._steps, weights
+
+    def _reseed_rollout_policy(self, seed: int) -> None:
+        """``rollout_policy.seed(seed)``; where that is :class:`Policy`'s own (the shipped heuristics'),
+        the generator is made lazily: heuristics draw nothing, so most rollouts never build it."""
+        rp = self.rollout_policy
+        if type(rp).seed is Policy.seed:
+            rp.rng = LazyGenerator(seed)
+        else:
+            rp.seed(seed)
 
     def _rollout(self, sim: Engine, seat: int, action: int) -> float:
         sim.step(action)

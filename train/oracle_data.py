@@ -56,7 +56,7 @@ from kortmiljo.agents.registry import make_agent
 from kortmiljo.agents.search import SearchPolicy
 from kortmiljo.train.expert_data import CHUNK_GAMES, add_stop_arguments, chunk_arrays, stop_of, write_chunks
 
-from kortmiljo.core.engine import Engine
+from kortmiljo.core.engine import Engine, LazyGenerator
 from kortmiljo.core.game import Game
 from kortmiljo.core.registry import load_game
 from kortmiljo.env.training import flat_observation
@@ -75,8 +75,9 @@ def seat_player(policy):
 def rollout(engine: Engine, seat: int, action: int, player, rng_seed: int) -> float:
     """``seat``'s reward from ``action`` to the end of the episode, every seat then played by ``player``:
     ``f(engine, seat) -> action``, one agent's (:func:`seat_player`) or a table's (``play_chunk``)."""
-    sim = engine.clone()
-    sim.rng = np.random.default_rng(rng_seed)  # later deals: the same stream for every action (paired)
+    # later deals: the same stream for every action (paired), built only if the rollout deals again;
+    # the live engine's generator is not copied
+    sim = engine.clone(rng=LazyGenerator(rng_seed))
     sim.step(action)
     total = float(sim.rewards[seat])
     steps = 0

@@ -6,7 +6,9 @@ arrays, and exposes exactly what the one generic AEC adapter
 (:mod:`kortmiljo.env.aec`) needs: the seat on move, a legal-action mask, ``step``,
 per-step rewards, observations and ``unseen`` per seat, end-of-episode infos and
 rendering. Randomness enters only through the ``rng`` given to ``new_episode``
-(shuffles of later deals, the first-dealer draw).
+(shuffles of later deals, the first-dealer draw). A copy made for a rollout takes the stream
+its owner hands it (``clone(rng=...)``, often a :class:`LazyGenerator`, built only if a later
+deal draws from it) instead of a copy of the live one.
 
 What is fixed per configuration (deck, action table, layout, point tables) belongs to
 the :class:`~kortmiljo.core.game.Game` the engine is built from; the engine reads it as
@@ -19,7 +21,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -33,6 +35,66 @@ from .options import is_int, short_repr
 # any capped episode holds (Femkortskille's max_deals is at most 1,000, Sprøyte's 50,050), and a bound
 # on the work a reset does before it starts (each stacked deck is parsed and checked).
 MAX_EPISODE_DEALS = 100_000
+
+
+class LazyGenerator:
+    """``np.random.default_rng(seed)``, built the first time it is drawn from.
+
+    What a copy of a state made for a rollout draws its later deals from: most rollouts end
+    without another deal, and a generator costs about as much to build (or to copy) as the rest
+    of a clone, so the one stream a rollout may need is built only when it is used. Any
+    attribute of a :class:`numpy.random.Generator` (``permutation``, ``integers``…) builds it
+    and is read from it; the draws are exactly those of ``default_rng(seed)``. A copy
+    (``copy.deepcopy``, pickle) of one not built yet holds the seed alone, of one built a copy of
+    its generator's state.
+    """
+
+    __slots__ = ("seed", "_generator")
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self._generator: np.random.Generator | None = None
+
+    @property
+    def generator(self) -> np.random.Generator:
+        """The generator, built now if it was not yet."""
+        g = self._generator
+        if g is None:
+            g = self._generator = np.random.default_rng(self.seed)
+        return g
+
+    @property
+    def built(self) -> bool:
+        """Whether anything has drawn from it (its generator exists)."""
+        return self._generator is not None
+
+    def __getattr__(self, name: str) -> Any:  # only names not found above: the Generator's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.generator, name)
+
+    def __deepcopy__(self, memo: dict) -> LazyGenerator:
+        new = LazyGenerator(self.seed)
+        if self._generator is not None:
+            new._generator = copy.deepcopy(self._generator, memo)
+        return new
+
+    def __reduce__(self) -> tuple:
+        return _lazy_generator, (self.seed, self._generator)
+
+    def __repr__(self) -> str:
+        return f"LazyGenerator({self.seed!r}{', built' if self.built else ''})"
+
+
+def _lazy_generator(seed: int, generator: np.random.Generator | None) -> LazyGenerator:
+    new = LazyGenerator(seed)
+    new._generator = generator
+    return new
+
+
+# What ``Engine.clone``'s ``rng`` may be: "copy" (an exact copy of the state's own generator), None
+# (no generator: the caller sets one before anything is drawn), or the generator the copy draws from.
+CloneRng = Literal["copy"] | np.random.Generator | LazyGenerator | None
 
 
 def winners_rewards(n: int, winners: Sequence[int]) -> list[float]:
@@ -339,8 +401,34 @@ class Engine(ABC):
     def state_size(self) -> int:
         return self.layout.size * self.num_players + self.deck.width
 
-    def clone(self) -> Engine:
-        return copy.deepcopy(self)
+    def clone(self, rng: CloneRng = "copy") -> Engine:
+        """A copy of this state that shares nothing mutable with it (the game is shared).
+
+        ``rng`` is what the copy draws its later deals from: by default (``"copy"``) a copy of this
+        state's generator, so that the copy is exact (the same future deals); ``None``: no
+        generator, for a copy whose owner sets one before anything is drawn; a generator (or a
+        :class:`LazyGenerator`): that one, not copied. A rollout passes its own stream, so the
+        generator is not copied only to be overwritten. The default is ``copy.deepcopy``; games
+        override it with something faster and keep the parameter (:meth:`clone_rng`)."""
+        if isinstance(rng, str):
+            if rng != "copy":
+                raise ValueError(f"clone's rng is 'copy', None or a generator, got {rng!r}")
+            return copy.deepcopy(self)  # the generator with the rest
+        own = self.__dict__.get("rng")
+        new = copy.deepcopy(self, {} if own is None else {id(own): None})  # the generator is not copied
+        new.rng = rng  # type: ignore[assignment]
+        return new
+
+    def clone_rng(self, new: Engine, rng: CloneRng) -> None:
+        """Give the copy ``new`` of this state the generator :meth:`clone`'s ``rng`` asks for (what
+        an overriding ``clone`` calls last)."""
+        if isinstance(rng, str):
+            if rng != "copy":
+                raise ValueError(f"clone's rng is 'copy', None or a generator, got {rng!r}")
+            if "rng" in self.__dict__:  # an exact copy: the same future deals, from its own generator
+                new.rng = copy.deepcopy(self.rng)
+        else:
+            new.rng = rng  # type: ignore[assignment]
 
     @abstractmethod
     def resample(self, seat: int, rng: np.random.Generator) -> Engine:

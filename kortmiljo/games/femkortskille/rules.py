@@ -15,7 +15,7 @@ import copy
 import numpy as np
 
 from ...core.cards import KILLE, KILLE_RANKS
-from ...core.engine import Engine
+from ...core.engine import CloneRng, Engine, LazyGenerator
 from ...core.tricks import overstick_legal, trick_winner_later_equal
 from .game import (
     KILLE_RANK,
@@ -638,7 +638,7 @@ class FemkortskilleEngine(Engine):
         return table(self, viewer)
 
     # ---- search support ---------------------------------------------------------
-    def clone(self) -> FemkortskilleEngine:
+    def clone(self, rng: CloneRng = "copy") -> FemkortskilleEngine:
         new = copy.copy(self)
         for name in ("net", "status", "stake", "knocked", "skit", "shown", "bid", "round_bet", "need", "active",
                      "in_play", "next_in_play", "trick_seats", "trick_ranks", "tricks_won", "cap", "order",
@@ -650,8 +650,7 @@ class FemkortskilleEngine(Engine):
         new._pub = self._pub.copy()
         new._legal = None if self._legal is None else self._legal[:]
         new._mask = None
-        if hasattr(self, "rng"):  # an exact copy: the same future redeals, from its own generator
-            new.rng = copy.deepcopy(self.rng)
+        self.clone_rng(new, rng)
         return new
 
     def resample(self, seat: int, rng: np.random.Generator) -> FemkortskilleEngine:
@@ -688,10 +687,9 @@ class FemkortskilleEngine(Engine):
                     perm[c] = pool.pop(eligible[int(rng.integers(len(eligible)))])
             if all(not all(perm.get(c, c) >> 1 < LOW_RANKS for c in self.initial[s]) for s in checks):
                 break
-        else:
-            return self.clone()  # no consistent draw found: the true deal is one
-        new = self.clone()
-        new.rng = np.random.default_rng(int(rng.integers(2**63)))  # redeals must not reveal the real ones
+        else:  # no consistent draw found: the true deal is one
+            return self.clone(rng=LazyGenerator(int(rng.integers(2**63))))
+        new = self.clone(rng=LazyGenerator(int(rng.integers(2**63))))  # redeals must not reveal the real ones
         m = perm.get
         new.hands = [[m(c, c) for c in h] for h in self.hands]
         new.discards = [[m(c, c) for c in d] for d in self.discards]

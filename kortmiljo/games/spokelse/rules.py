@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from ...core.engine import Engine, winners_rewards
+from ...core.engine import CloneRng, Engine, LazyGenerator, winners_rewards
 from .game import DISCARD, DRAW, LOC_DISCARD, LOC_STOCK, SWAP0, TAKE, UNKNOWN, Phase
 from .render import render, table
 
@@ -362,7 +362,7 @@ class SpokelseEngine(Engine):
         return table(self, viewer)
 
     # ---- search support ---------------------------------------------------------
-    def clone(self) -> SpokelseEngine:
+    def clone(self, rng: CloneRng = "copy") -> SpokelseEngine:
         new = copy.copy(self)
         new.ghost = self.ghost[:]
         new.slots = [s[:] for s in self.slots]
@@ -379,16 +379,15 @@ class SpokelseEngine(Engine):
         new.rewards = self.rewards[:]
         new.history = self.history[:]
         new.deal_log, new._later = self.deal_log[:], self._later[:]
-        if hasattr(self, "rng"):  # an exact copy: the same future deals, drawn from its own generator
-            new.rng = copy.deepcopy(self.rng)
+        self.clone_rng(new, rng)
         return new
 
     def resample(self, seat: int, rng: np.random.Generator) -> SpokelseEngine:
         """Redeal the cards ``seat`` cannot locate among their places. Suits and ranks are
         unconstrained in Spøkelse, so any permutation is consistent with what it saw."""
-        new = self.clone()
-        if hasattr(self, "rng"):  # later deals of a match must not reveal (or advance) the real ones
-            new.rng = np.random.default_rng(int(rng.integers(2**63)))
+        # later deals of a match must not reveal (or advance) the real ones: a stream of the copy's own,
+        # built only if a deal draws from it
+        new = self.clone(rng=LazyGenerator(int(rng.integers(2**63))) if hasattr(self, "rng") else "copy")
         if self.phase == Phase.OVER:
             return new
         places: list[tuple[str, int, int]] = []  # (kind, seat, index)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.cards import SUITS
-from ...core.engine import Engine, winners_rewards
+from ...core.engine import CloneRng, Engine, LazyGenerator, winners_rewards
 from ...core.tricks import follow_suit_legal, trick_winner_trump
 from .game import (
     CONTRACT_NAMES,
@@ -549,7 +549,7 @@ class SproyteEngine(Engine):
             self._uflat = self._unseen.reshape(-1)
 
     # ---- search support ---------------------------------------------------------
-    def clone(self) -> SproyteEngine:
+    def clone(self, rng: CloneRng = "copy") -> SproyteEngine:
         new = copy.copy(self)
         new.hands = [h[:] for h in self.hands]
         new.suit_count = [c[:] for c in self.suit_count]
@@ -579,8 +579,7 @@ class SproyteEngine(Engine):
         new._obs = self._obs.copy()
         new._flat = new._obs.reshape(-1)
         new._legal = None
-        if hasattr(self, "rng"):
-            new.rng = copy.deepcopy(self.rng)
+        self.clone_rng(new, rng)
         return new
 
     def resample(self, seat: int, rng: np.random.Generator) -> SproyteEngine:
@@ -591,9 +590,8 @@ class SproyteEngine(Engine):
         the pile (the shown card keeps its place) and the talon. The copy's future deals
         are shuffled from ``rng``, so it reveals nothing about the real ones.
         """
-        new = self.clone()
-        if hasattr(self, "rng"):
-            new.rng = np.random.default_rng(int(rng.integers(2**63)))
+        # a stream of the copy's own (built only if a later deal draws from it)
+        new = self.clone(rng=LazyGenerator(int(rng.integers(2**63))) if hasattr(self, "rng") else "copy")
         hidden = self._unseen[seat]
         places: list[tuple[list[int], list[int], int]] = []  # (container, positions, allowed-suit bits)
         for s in range(N):
