@@ -122,6 +122,8 @@ def train(c: TrainConfig) -> dict | None:
     """Run ``c`` with its recipe (:func:`choose`): what ``kortmiljo train`` does. :class:`TrainError`
     where it cannot start (nothing written then)."""
     c.validate()
+    if not c.resume and c.out is not None and (Path(c.out) / "args.json").is_file():
+        raise TrainError(f"--out {c.out} holds a run; continue it with --resume, or choose a new directory")
     recipe = choose(c)
     if recipe == "pi":
         from kortmiljo.train import pi

@@ -113,3 +113,13 @@ def test_a_pi_run_resumes_with_its_own_budget(tmp_path):
         from kortmiljo.train.recipes import train
 
         train(cfg(recipe="pi", resume=True, out=str(tmp_path), minutes=60.0))
+
+
+def test_a_run_directory_is_never_taken_over_by_a_new_run(tmp_path, capsys):
+    """A pi run killed mid-way and a command without --resume (here one the default rule makes ppo):
+    refused, not a PPO run written over the pi run."""
+    (tmp_path / "args.json").write_text('{"backend": "sb3", "game": "sproyte", "recipe": "pi", "minutes": 30}')
+    before = tree(tmp_path)
+    assert train_main(["sproyte", "--out", str(tmp_path), "--no-progress"]) == 2
+    assert "holds a run; continue it with --resume" in capsys.readouterr().err
+    assert tree(tmp_path) == before
