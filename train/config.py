@@ -123,8 +123,8 @@ class TrainConfig:
     PROG: ClassVar[str] = "kortmiljo train"
     DESCRIPTION: ClassVar[str] = (
         "Train an agent for a kortmiljo game: oracle policy iteration to numpy weights (--recipe pi), or MaskablePPO "
-        "(--recipe ppo; bc+ppo: behaviour cloning of the heuristic first). The default is pi where the game has a "
-        "scripted heuristic and the budget is --minutes or --hours, ppo otherwise (docs/training.md)."
+        "(--recipe ppo; bc+ppo: behaviour cloning of the heuristic first). With a scripted heuristic and a time "
+        "budget the default is pi from an hour, bc+ppo below; ppo otherwise (docs/training.md)."
     )
     RULES: ClassVar[dict] = RULES
 
@@ -133,8 +133,9 @@ class TrainConfig:
                                 metavar="KEY=VALUE", backends=BOTH)  # fmt: skip
     recipe: str | None = option(None, "how to train (docs/training.md): pi, oracle policy iteration from the "
                                 "heuristic; ppo, PPO self-play; bc+ppo, behaviour cloning of the heuristic, then PPO. "
-                                "Default: pi where the game has a scripted heuristic and the budget is time (--minutes "
-                                "or --hours), since it is the only recipe measured above the heuristic; ppo otherwise "
+                                "Default, where the game has a scripted heuristic and the budget is time (--minutes or "
+                                "--hours): pi from 60 minutes (measured above the heuristic), bc+ppo below (measured "
+                                "at its level in 30 minutes; pi needs about 40 minutes for one step); ppo otherwise "
                                 "(a --timesteps budget is PPO's, and a game without a heuristic has no pi)",
                                 group=None, choices=("pi", "ppo", "bc+ppo"))  # fmt: skip
     # budget

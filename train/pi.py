@@ -41,6 +41,7 @@ A killed run continues with ``--resume --out DIR``: finished chunks, fits and ga
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import math
 import multiprocessing as mp
@@ -73,15 +74,10 @@ class Costs:
     gate_game: float  # one game of the gate (a network or the heuristic against heuristics)
 
 
-# Seconds of one core on an idle 2-core machine. Sprøyte's and Femkortskille's data figures are the shipped
-# steps' (docs/models.md, docs/research/strength.md: v3 and W2, v2 and F2); Spøkelse's heuristic chunk was
-# measured for this recipe (15 s a chunk with the machine's two cores shared four ways, so about 4 s alone),
-# and its network chunk is not measured (taken as the heuristic's). A game without its own row uses Sprøyte's.
-COSTS: dict[str, Costs] = {
-    "sproyte": Costs(0.80, 0.94, 408, 188, 2.0e-4, 0.02),
-    "femkortskille": Costs(0.17, 0.12, 160, 64, 2.0e-4, 0.02),
-    "spokelse": Costs(4.0, 4.0, 950, 450, 2.0e-4, 0.02),
-}
+# Seconds of one core on an idle 2-core machine: Sprøyte's, from the shipped steps' data (docs/models.md,
+# docs/research/strength.md: v3 and W2). A game whose costs differ says so in its own module,
+# kortmiljo.train.<game>_recipes (PI_COSTS; see game_setting); any other game uses these.
+DEFAULT_COSTS = Costs(0.80, 0.94, 408, 188, 2.0e-4, 0.02)
 
 
 @dataclass(frozen=True)
@@ -102,15 +98,25 @@ class Settings:
     max_gate_games: int = 6000
 
 
-MARGINS = {"femkortskille": 0.05}  # Femkortskille's steps from a network used 0.05 (v3, v4, v5)
+def game_setting(game: str, name: str, default):
+    """A game's own value of a recipe setting: ``name`` in ``kortmiljo.train.<game>_recipes`` where that
+    module exists and defines it (the per-game figures live with the game's name), else ``default``."""
+    module_name = f"kortmiljo.train.{game}_recipes"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name != module_name:
+            raise
+        return default
+    return getattr(module, name, default)
 
 
 def settings_for(game: str) -> Settings:
-    return Settings(margin=MARGINS.get(game, Settings.margin))
+    return Settings(margin=game_setting(game, "PI_MARGIN", Settings.margin))
 
 
 def costs_for(game: str) -> Costs:
-    return COSTS.get(game, COSTS["sproyte"])
+    return game_setting(game, "PI_COSTS", DEFAULT_COSTS)
 
 
 # ---- the budget split ------------------------------------------------------------------------------
@@ -331,8 +337,6 @@ class PiRun:
     def resolve(self) -> None:
         """The effective config (the saved one on resume), the game, the plan: :class:`TrainError` where
         the run cannot start, before anything is written."""
-        from kortmiljo.train.recipes import check_out, resumed_config
-
         c = self.config
         self.out = Path(c.out or c.default_out())
         check_out(self.out, c.resume)
@@ -438,6 +442,32 @@ class PiRun:
         done = [r for r in self.state["steps"] if "gate" in r]
         kinds = ["heuristic" if r["policy"] == "heuristic" else "network" for r in done]
         return sum(self._step_cost(self.steps[r["step"]], kd) for r, kd in zip(done, kinds, strict=True))
+
+
+def check_out(out: Path, resume: bool) -> None:
+    """A new run needs a new (or empty) directory; a resumed one, the run in it."""
+    from kortmiljo.train.checkpoints import check_writable
+
+    check_writable(out, "--out")
+    if resume and not (out / "args.json").is_file():
+        raise TrainError(f"--resume: {out} holds no run to continue")
+    if not resume and out.exists() and any(out.iterdir()):
+        raise TrainError(f"--out {out} already holds files; continue its run with --resume, or choose a new directory")
+
+
+def resumed_config(out: Path, c: TrainConfig) -> TrainConfig:
+    """The saved run's config, with this session's progress and output options; a budget given now
+    must be the saved one (the steps were planned from it)."""
+    try:
+        saved = TrainConfig.from_dict(json.loads((out / "args.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError) as err:
+        raise TrainError(f"{out / 'args.json'}: cannot read the saved run ({err})") from None
+    if saved.recipe != "pi":
+        raise TrainError(f"{out} holds a {saved.recipe or 'ppo'} run, not a pi run")
+    new = c.resumed(saved)
+    if (new.minutes, new.hours) != (saved.minutes, saved.hours):
+        raise TrainError("a pi run resumes with the budget it was planned with; leave out --minutes and --hours")
+    return dataclasses.replace(new, workers=saved.workers)
 
 
 def _read_state(out: Path) -> dict:

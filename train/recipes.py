@@ -6,9 +6,11 @@
 * ``bc+ppo``: behaviour cloning of the heuristic, then PPO, with the settings that made Sprøyte's
   ``pretrained_v1`` (``benchmarks/train_targets.py``) for the options left at their defaults.
 
-The default (:func:`choose`): ``pi`` where the game has a scripted heuristic, the budget is time
-(``--minutes`` or ``--hours``) and no ``--bc-teacher`` is given, since it is the only recipe measured
-above the heuristic; ``ppo`` otherwise. A resumed run keeps the recipe it started with.
+The default (:func:`choose`), where the game has a scripted heuristic, the budget is time
+(``--minutes`` or ``--hours``) and no ``--bc-teacher`` is given: ``pi`` from :data:`PI_FROM_MINUTES`
+(the only recipe measured above the heuristic; it needs about 40 minutes for one step on 2 workers),
+``bc+ppo`` below (measured at the heuristic's level in 30 minutes, where ``ppo`` alone stays far
+below it); ``ppo`` otherwise. A resumed run keeps the recipe it started with.
 
 ``train(TrainConfig(game=..., recipe=..., minutes=...))`` is the command line's run from Python.
 """
@@ -22,19 +24,13 @@ from pathlib import Path
 from kortmiljo.train.config import TrainConfig, TrainError
 
 NAMES = ("pi", "ppo", "bc+ppo")
+PI_FROM_MINUTES = 60.0  # the default's switch from bc+ppo to pi (module docstring)
 
-# bc+ppo's settings: benchmarks/train_targets.py's known-good commands (Sprøyte's for any other game)
-BC_PPO = {
-    "sproyte": dict(bc_teacher="heuristic", bc_games=12000, bc_opponents=("heuristic", "random"), bc_epochs=8,
-                    opponents=("random", "heuristic"), self_play_prob=0.3, lr=1e-4, clip=0.15, gae_lambda=0.8,
-                    ent_coef=0.003),
-    "spokelse": dict(privileged_critic=True, bc_teacher="heuristic", bc_games=8000, bc_opponents=("heuristic",),
-                     bc_epochs=6, opponents=("heuristic",), self_play_prob=0.0, lr=3e-5, clip=0.1, gae_lambda=0.8,
-                     n_steps=64, batch_size=1024, ent_coef=0.001, target_kl=0.02),
-    "femkortskille": dict(privileged_critic=True, bc_teacher="heuristic", bc_games=10000,
-                          bc_opponents=("heuristic", "random"), bc_epochs=6, opponents=("random", "heuristic"),
-                          self_play_prob=0.3, lr=1e-4, clip=0.15, gae_lambda=0.8, ent_coef=0.003, reward_scale=0.2),
-}  # fmt: skip
+# bc+ppo's settings: benchmarks/train_targets.py's known-good command for Sprøyte; a game with its own
+# (BC_PPO in kortmiljo.train.<game>_recipes, kortmiljo.train.pi.game_setting) uses those instead
+DEFAULT_BC_PPO = dict(bc_teacher="heuristic", bc_games=12000, bc_opponents=("heuristic", "random"), bc_epochs=8,
+                      opponents=("random", "heuristic"), self_play_prob=0.3, lr=1e-4, clip=0.15, gae_lambda=0.8,
+                      ent_coef=0.003)  # fmt: skip
 
 
 def has_heuristic(game: str) -> bool:
@@ -60,8 +56,10 @@ def choose(c: TrainConfig) -> str:
         return c.recipe
     if c.resume and saved_recipe(c.out):
         return saved_recipe(c.out)
-    timed = c.minutes is not None or c.hours is not None
-    return "pi" if timed and c.timesteps is None and c.bc_teacher is None and has_heuristic(c.game) else "ppo"
+    minutes = c.hours * 60 if c.hours is not None else c.minutes
+    if minutes is None or c.timesteps is not None or c.bc_teacher is not None or not has_heuristic(c.game):
+        return "ppo"
+    return "pi" if minutes >= PI_FROM_MINUTES else "bc+ppo"
 
 
 def with_defaults(c: TrainConfig, values: dict) -> TrainConfig:
@@ -80,7 +78,9 @@ def ppo_config(c: TrainConfig, recipe: str) -> TrainConfig:
     if recipe == "bc+ppo":
         if not has_heuristic(c.game):
             raise TrainError(f"{c.game} has no scripted heuristic for bc+ppo to imitate; use --recipe ppo")
-        c = with_defaults(c, BC_PPO.get(c.game, BC_PPO["sproyte"]))
+        from kortmiljo.train.pi import game_setting
+
+        c = with_defaults(c, game_setting(c.game, "BC_PPO", DEFAULT_BC_PPO))
     return dataclasses.replace(c, recipe=recipe)
 
 
@@ -90,32 +90,6 @@ def check_pi(c: TrainConfig) -> None:
         raise TrainError("--timesteps counts PPO steps; --recipe pi takes --minutes or --hours")
     if c.bc_teacher is not None:
         raise TrainError("--bc-teacher is PPO's pretraining; --recipe pi starts from the heuristic or --init")
-
-
-def check_out(out: Path, resume: bool) -> None:
-    """A new run needs a new (or empty) directory; a resumed one, the run in it."""
-    from kortmiljo.train.checkpoints import check_writable
-
-    check_writable(out, "--out")
-    if resume and not (out / "args.json").is_file():
-        raise TrainError(f"--resume: {out} holds no run to continue")
-    if not resume and out.exists() and any(out.iterdir()):
-        raise TrainError(f"--out {out} already holds files; continue its run with --resume, or choose a new directory")
-
-
-def resumed_config(out: Path, c: TrainConfig) -> TrainConfig:
-    """The saved run's config, with this session's progress and output options; a budget given now
-    must be the saved one (the steps were planned from it)."""
-    try:
-        saved = TrainConfig.from_dict(json.loads((out / "args.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError) as err:
-        raise TrainError(f"{out / 'args.json'}: cannot read the saved run ({err})") from None
-    if saved.recipe != "pi":
-        raise TrainError(f"{out} holds a {saved.recipe or 'ppo'} run, not a pi run")
-    new = c.resumed(saved)
-    if (new.minutes, new.hours) != (saved.minutes, saved.hours):
-        raise TrainError("a pi run resumes with the budget it was planned with; leave out --minutes and --hours")
-    return dataclasses.replace(new, workers=saved.workers)
 
 
 def train(c: TrainConfig) -> dict | None:

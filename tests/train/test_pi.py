@@ -157,7 +157,7 @@ def test_an_interrupted_run_resumes_without_redoing_a_finished_unit(tiny, tmp_pa
     state = json.loads((out / "state.json").read_text())
     assert state["steps"][0]["data"]["chunks"] == 3 and "fit" not in state["steps"][0]
     assert calls["chunks"] == 3
-    with pytest.raises(TrainError, match="already holds files"):  # without --resume: refused
+    with pytest.raises(TrainError, match="with --resume"):  # without --resume: refused
         train(config(out))
 
     def fit(*args, **kw):

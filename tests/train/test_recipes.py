@@ -9,7 +9,7 @@ import pytest
 from kortmiljo.train.cli import main as train_main
 from kortmiljo.train.cli import parse_args
 from kortmiljo.train.config import TrainConfig, TrainError
-from kortmiljo.train.recipes import BC_PPO, choose, ppo_config
+from kortmiljo.train.recipes import DEFAULT_BC_PPO, choose, ppo_config
 
 from .conftest import ROOT, tree
 
@@ -21,8 +21,11 @@ def cfg(**kw) -> TrainConfig:
 @pytest.mark.parametrize(
     ("options", "recipe"),
     [
-        ({"minutes": 30.0}, "pi"),
+        ({"minutes": 60.0}, "pi"),
         ({"hours": 2.0}, "pi"),
+        ({"minutes": 59.0}, "bc+ppo"),  # below pi's hour
+        ({"minutes": 10.0}, "bc+ppo"),
+        ({"hours": 0.5}, "bc+ppo"),
         ({}, "ppo"),  # no time budget: PPO's default 200,000 steps, as before recipes
         ({"timesteps": 5000}, "ppo"),
         ({"minutes": 30.0, "bc_teacher": "heuristic"}, "ppo"),
@@ -44,7 +47,7 @@ def test_a_resumed_run_keeps_its_recipe(tmp_path):
 def test_hours_become_ppos_minutes_and_bc_ppo_fills_only_defaults():
     c = ppo_config(cfg(hours=0.5, lr=5e-4), "bc+ppo")
     assert (c.minutes, c.hours, c.recipe) == (30.0, None, "bc+ppo")
-    assert c.lr == 5e-4 and c.bc_teacher == "heuristic" and c.bc_games == BC_PPO["sproyte"]["bc_games"]
+    assert c.lr == 5e-4 and c.bc_teacher == "heuristic" and c.bc_games == DEFAULT_BC_PPO["bc_games"]
     assert ppo_config(cfg(minutes=3.0), "ppo") == dataclasses.replace(cfg(minutes=3.0), recipe="ppo")
 
 
@@ -59,7 +62,7 @@ def test_help_states_the_default_rule(capsys):
     with pytest.raises(SystemExit):
         train_main(["sproyte", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "--recipe {pi,ppo,bc+ppo}" in text and "Default: pi where the game has a scripted heuristic" in text
+    assert "--recipe {pi,ppo,bc+ppo}" in text and "pi from 60 minutes" in text and "bc+ppo below" in text
 
 
 BAD = {
