@@ -84,12 +84,30 @@ def ppo_config(c: TrainConfig, recipe: str) -> TrainConfig:
     return dataclasses.replace(c, recipe=recipe)
 
 
+# the options a pi run reads; any other one set away from its default is PPO's, and refused
+PI_OPTIONS = frozenset(
+    {"game", "game_options", "recipe", "minutes", "hours", "resume", "out", "seed", "workers", "no_progress",
+     "quiet", "net", "init"}
+)  # fmt: skip
+
+
 def check_pi(c: TrainConfig) -> None:
     """Options that mean nothing to pi are refused rather than ignored."""
     if c.timesteps is not None:
         raise TrainError("--timesteps counts PPO steps; --recipe pi takes --minutes or --hours")
     if c.bc_teacher is not None:
         raise TrainError("--bc-teacher is PPO's pretraining; --recipe pi starts from the heuristic or --init")
+    default = TrainConfig(game=c.game)
+    ignored = [
+        "--" + f.name.replace("_", "-")
+        for f in dataclasses.fields(c)
+        if f.name not in PI_OPTIONS and getattr(c, f.name) != getattr(default, f.name)
+    ]
+    if ignored:
+        raise TrainError(
+            f"{', '.join(ignored)}: PPO's options, which --recipe pi does not read; leave them out "
+            "(pi's: --minutes/--hours, --workers, --seed, --init, --net, --out, --resume)"
+        )
 
 
 def train(c: TrainConfig) -> dict | None:

@@ -126,3 +126,12 @@ def test_a_run_directory_is_never_taken_over_by_a_new_run(tmp_path, capsys):
     assert train_main(["sproyte", "--out", str(tmp_path), "--no-progress"]) == 2
     assert "holds a run; continue it with --resume" in capsys.readouterr().err
     assert tree(tmp_path) == before
+
+
+def test_pi_refuses_ppo_options_it_would_ignore():
+    from kortmiljo.train.config import TrainError
+    from kortmiljo.train.recipes import check_pi
+
+    check_pi(cfg(minutes=60.0, workers=2, seed=3))  # pi's own options pass
+    with pytest.raises(TrainError, match="--n-envs, --lr: PPO.s options"):
+        check_pi(cfg(minutes=60.0, lr=5e-4, n_envs=4))
