@@ -18,11 +18,12 @@ spent. Each step, from the current policy (the game's heuristic at first):
    difference (student − current) is above 0 (:func:`adopt`). A step that does not win its gate is
    reported and not adopted: the next step starts from the same policy, on new deals.
 
-The budget is split by :func:`plan` before any work, from a fixed cost model (:data:`COSTS`, measured
-on a 2-core machine), not from the clock: steps of about an hour each (one step below two hours),
-and in each step a share for the gate and the rest for data and fit together. So the same command
-and seed do the same work and give bit-identical weights on any run of one machine; how long it
-takes depends on the machine's speed (the progress bar's ETA is measured, not the model's).
+The budget is split by :func:`plan` before any work, from a fixed cost model (:func:`costs_for`:
+:data:`DEFAULT_COSTS`, or a game's own ``PI_COSTS``, measured on a 2-core machine), not from the
+clock: steps of about an hour each (one step below two hours), and in each step a share for the gate
+and the rest for data and fit together. So the same command and seed do the same work and give
+bit-identical weights on any run of one machine; how long it takes depends on the machine's speed
+(the progress bar's ETA is measured, not the model's).
 
 A run directory holds::
 

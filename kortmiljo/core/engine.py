@@ -97,6 +97,15 @@ def _lazy_generator(seed: int, generator: np.random.Generator | None) -> LazyGen
 CloneRng = Literal["copy"] | np.random.Generator | LazyGenerator | None
 
 
+def _exact_copy(rng: CloneRng) -> bool:
+    """Whether ``clone``'s ``rng`` asks for an exact copy of the state's generator (``"copy"``)."""
+    if isinstance(rng, str):
+        if rng != "copy":
+            raise ValueError(f"clone's rng is 'copy', None or a generator, got {rng!r}")
+        return True
+    return False
+
+
 def winners_rewards(n: int, winners: Sequence[int]) -> list[float]:
     """Zero-sum split: each winner +1/|W|, every other seat -1/(n-|W|); all tied → 0."""
     w = len(winners)
@@ -410,9 +419,7 @@ class Engine(ABC):
         :class:`LazyGenerator`): that one, not copied. A rollout passes its own stream, so the
         generator is not copied only to be overwritten. The default is ``copy.deepcopy``; games
         override it with something faster and keep the parameter (:meth:`clone_rng`)."""
-        if isinstance(rng, str):
-            if rng != "copy":
-                raise ValueError(f"clone's rng is 'copy', None or a generator, got {rng!r}")
+        if _exact_copy(rng):
             return copy.deepcopy(self)  # the generator with the rest
         own = self.__dict__.get("rng")
         new = copy.deepcopy(self, {} if own is None else {id(own): None})  # the generator is not copied
@@ -422,9 +429,7 @@ class Engine(ABC):
     def clone_rng(self, new: Engine, rng: CloneRng) -> None:
         """Give the copy ``new`` of this state the generator :meth:`clone`'s ``rng`` asks for (what
         an overriding ``clone`` calls last)."""
-        if isinstance(rng, str):
-            if rng != "copy":
-                raise ValueError(f"clone's rng is 'copy', None or a generator, got {rng!r}")
+        if _exact_copy(rng):
             if "rng" in self.__dict__:  # an exact copy: the same future deals, from its own generator
                 new.rng = copy.deepcopy(self.rng)
         else:
