@@ -227,7 +227,11 @@ class TrainConfig:
                                 "update", group="behaviour cloning (pretraining)")  # fmt: skip
     bc_aux_batches: int = option(4, "BC minibatches after each PPO update when --bc-aux-coef > 0",
                                  group="behaviour cloning (pretraining)")  # fmt: skip
-    cache: str = option("runs/cache", "teacher-data cache directory", group="behaviour cloning (pretraining)")
+    cache: str = option(
+        "runs/cache",
+        "teacher-data cache directory (and pi's measure of this machine's speed)",
+        group="behaviour cloning (pretraining)",
+    )
 
     # ---- the fields of this backend -------------------------------------------------------------
     @classmethod

@@ -18,12 +18,14 @@ spent. Each step, from the current policy (the game's heuristic at first):
    difference (student − current) is above 0 (:func:`adopt`). A step that does not win its gate is
    reported and not adopted: the next step starts from the same policy, on new deals.
 
-The budget is split by :func:`plan` before any work, from a fixed cost model (:func:`costs_for`:
-:data:`DEFAULT_COSTS`, or a game's own ``PI_COSTS``, measured on a 2-core machine), not from the
-clock: steps of about an hour each (one step below two hours), and in each step a share for the gate
-and the rest for data and fit together. So the same command and seed do the same work and give
-bit-identical weights on any run of one machine; how long it takes depends on the machine's speed
-(the progress bar's ETA is measured, not the model's).
+The budget is split by :func:`plan` before any work, from a cost model (:func:`costs_for`:
+:data:`DEFAULT_COSTS`, or a game's own ``PI_COSTS``, measured on a reference 2-core machine) scaled by
+this machine's speed (:func:`measure_speed`: a few chunks of the heuristic timed at the first run, then
+kept in ``--cache``/``pi_speed.json`` and in the run's ``state.json``), not from the clock: steps of about
+an hour each (one step below two hours), and in each step a share for the gate and the rest for data
+and fit together. So the same command and seed do the same work and give bit-identical weights on any
+run of one machine, and the run ends near its budget (the progress bar's ETA is measured, not the
+model's).
 
 A run directory holds::
 
@@ -65,7 +67,7 @@ STATE_FORMAT = 1
 
 @dataclass(frozen=True)
 class Costs:
-    """Seconds of one core per unit of work (measured; see :data:`COSTS`)."""
+    """Seconds of one core per unit of work, on the reference machine (see :data:`DEFAULT_COSTS`)."""
 
     chunk_heuristic: float  # one oracle chunk (10 games) played by the heuristic, every seat recorded
     chunk_network: float  # one chunk played by a network at the step's table mix
@@ -118,6 +120,88 @@ def settings_for(game: str) -> Settings:
 
 def costs_for(game: str) -> Costs:
     return game_setting(game, "PI_COSTS", DEFAULT_COSTS)
+
+
+def scaled(costs: Costs, speed: float) -> Costs:
+    """``costs`` on a machine ``speed`` times as slow as the one they were measured on."""
+    return dataclasses.replace(costs, chunk_heuristic=costs.chunk_heuristic * speed,
+                               chunk_network=costs.chunk_network * speed, fit_decision=costs.fit_decision * speed,
+                               gate_game=costs.gate_game * speed)  # fmt: skip
+
+
+# ---- this machine's speed: measured once, then kept --------------------------------------------------
+
+SPEED_FILE = "pi_speed.json"
+SPEED_CHUNKS = 2  # heuristic chunks per worker timed: a few seconds (Sprøyte), under a minute (Spøkelse)
+SPEED_BOUNDS = (0.1, 20.0)  # a measure outside these (a machine 10x faster or 20x slower) is refused
+
+
+def speed_key(game: str, options: dict, workers: int) -> str:
+    return json.dumps([game, dict(sorted(options.items())), workers], separators=(",", ":"))
+
+
+def known_speed(cache: Path, key: str) -> float | None:
+    """The speed kept for ``key`` in ``cache/pi_speed.json``, or None."""
+    try:
+        known = json.loads((cache / SPEED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = known.get(key) if isinstance(known, dict) else None
+    speed = entry.get("speed") if isinstance(entry, dict) else None
+    lo, hi = SPEED_BOUNDS
+    return speed if isinstance(speed, float) and lo <= speed <= hi else None
+
+
+def measure_speed(game: str, options: dict, workers: int) -> dict:
+    """How many times slower than :func:`costs_for`'s reference machine this one plays the game's oracle
+    chunks with ``workers`` processes: ``workers`` x :data:`SPEED_CHUNKS` chunks of the heuristic on fixed
+    deals, timed (a few seconds; nothing written but a temporary folder)."""
+    seconds = _time_chunks(game, options, workers)
+    speed = float(f"{seconds / costs_for(game).chunk_heuristic:.2g}")
+    if not SPEED_BOUNDS[0] <= speed <= SPEED_BOUNDS[1]:
+        raise TrainError(f"this machine played an oracle chunk in {seconds:.1f} s of a core, {speed:g} times "
+                         f"the reference; outside {SPEED_BOUNDS}, so pi cannot plan a budget here")  # fmt: skip
+    return {"speed": speed, "chunk_seconds": round(seconds, 3), "measured": time.strftime("%Y-%m-%d %H:%M")}
+
+
+def keep_speed(cache: Path, key: str, entry: dict) -> None:
+    """Add ``entry`` under ``key`` to ``cache/pi_speed.json`` (atomically), for the next runs to plan alike."""
+    path = cache / SPEED_FILE
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    known = {**(known if isinstance(known, dict) else {}), key: entry}
+    cache.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(known, indent=1) + "\n")
+
+
+def _warm(_: int) -> int:
+    from kortmiljo.train import oracle_data  # noqa: F401  (the import a worker's first chunk would time)
+
+    return os.getpid()
+
+
+def _time_chunks(game: str, options: dict, workers: int) -> float:
+    """Seconds of one core per heuristic chunk, ``workers`` processes playing at once (fixed deals, a
+    temporary folder)."""
+    import tempfile
+
+    kwargs = {"explore": Settings.explore, "policy": "heuristic"}
+    with tempfile.TemporaryDirectory(prefix="kortmiljo-pi-speed-") as folder:
+        jobs = [(game, options, folder, j, kwargs) for j in range(workers * SPEED_CHUNKS)]
+        if workers > 1:
+            with mp.get_context("spawn").Pool(workers) as pool:
+                pool.map(_warm, range(workers))
+                t = time.monotonic()
+                pool.map(_chunk_job, jobs, chunksize=SPEED_CHUNKS)
+                wall = time.monotonic() - t
+        else:
+            _warm(0)
+            t = time.monotonic()
+            list(map(_chunk_job, jobs))
+            wall = time.monotonic() - t
+    return wall * workers / len(jobs)
 
 
 # ---- the budget split ------------------------------------------------------------------------------
@@ -351,11 +435,41 @@ class PiRun:
 
         self.advisor = newest_heuristic(self.game.name)  # the student's input and the scores' baseline
         self.settings = self.settings or settings_for(self.game.name)
-        self.costs = self.costs or costs_for(self.game.name)
-        self.steps = plan(budget_seconds(c), self.costs, self.settings, self.workers)
         self.state = _read_state(self.out) if c.resume else {}
+        budget = budget_seconds(c)
+        start = None if self.state else self._start_policy()  # --init checked before the machine is timed
+        self.speed, self.new_speed = None, None
+        if self.costs is None:
+            self.speed = self._speed(budget)
+            self.costs = scaled(costs_for(self.game.name), self.speed)
+        self.steps = plan(budget, self.costs, self.settings, self.workers)
         if not self.state:
-            self.state = {"format": STATE_FORMAT, "current": self._start_policy(), "steps": [], "elapsed_s": 0.0}
+            self.state = {"format": STATE_FORMAT, "current": start, "steps": [], "elapsed_s": 0.0, "speed": self.speed}
+
+    def _speed(self, budget: float) -> float:
+        """The machine's speed the plan is made for: the run's own on resume (1.0 for a run from before
+        speeds were kept), else the one kept in ``--cache`` for this game and worker count, else measured
+        (:func:`measure_speed`; kept by :meth:`run` once the run starts). A budget too small for one step
+        even on a machine 10 times the reference's speed is refused before anything is timed."""
+        if self.state:
+            return self.state.get("speed") or 1.0
+        from kortmiljo.train.checkpoints import check_writable
+
+        base = costs_for(self.game.name)
+        fastest = minimum_budget(scaled(base, SPEED_BOUNDS[0]), self.settings, self.workers)
+        if budget < fastest:
+            least = minimum_budget(base, self.settings, self.workers)
+            raise TrainError(f"a budget of {budget / 60:.1f} minutes is too small for one pi step (at least about "
+                             f"{math.ceil(least / 60)} minutes with --workers {self.workers} on the cost model's "
+                             "reference machine)")  # fmt: skip
+        cache = Path(self.config.cache)
+        check_writable(cache, "--cache")
+        key = speed_key(self.game.name, self.config.game_options, self.workers)
+        speed = known_speed(cache, key)
+        if speed is None:
+            self.new_speed = (cache, key, measure_speed(self.game.name, self.config.game_options, self.workers))
+            speed = self.new_speed[2]["speed"]
+        return speed
 
     def _start_policy(self) -> str:
         init = self.config.init
@@ -375,6 +489,13 @@ class PiRun:
         c = self.config
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write(self.out / "args.json", json.dumps(c.to_dict(), indent=1))
+        if self.new_speed:
+            cache, key, entry = self.new_speed
+            keep_speed(cache, key, entry)
+            if not c.quiet:
+                print(f"pi: this machine plays oracle chunks {entry['speed']:g} times as slowly as the cost model's "
+                      f"reference; the budget is planned for that (kept in {cache / SPEED_FILE} for the next runs)",
+                      file=sys.stderr)  # fmt: skip
         self._save()
         self.progress = Progress(self._planned(), self._planned_done(), not (c.no_progress or c.quiet))
         self.t0, self.elapsed0 = time.monotonic(), self.state["elapsed_s"]

@@ -87,7 +87,7 @@ def ppo_config(c: TrainConfig, recipe: str) -> TrainConfig:
 # the options a pi run reads; any other one set away from its default is PPO's, and refused
 PI_OPTIONS = frozenset(
     {"game", "game_options", "recipe", "minutes", "hours", "resume", "out", "seed", "workers", "no_progress",
-     "quiet", "net", "init"}
+     "quiet", "net", "init", "cache"}
 )  # fmt: skip
 
 
@@ -106,7 +106,7 @@ def check_pi(c: TrainConfig) -> None:
     if ignored:
         raise TrainError(
             f"{', '.join(ignored)}: PPO's options, which --recipe pi does not read; leave them out "
-            "(pi's: --minutes/--hours, --workers, --seed, --init, --net, --out, --resume)"
+            "(pi's: --minutes/--hours, --workers, --seed, --init, --net, --out, --resume, --cache)"
         )
 
 

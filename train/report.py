@@ -79,6 +79,7 @@ def pi_report(run) -> dict:
     return {
         "recipe": "pi", "game": c.game, "game_options": c.game_options, "seed": c.seed, "workers": run.workers,
         "command": c.command_line(), "out": str(run.out), "budget_seconds": pi_budget(c),
+        "machine_speed": run.state.get("speed"),
         "elapsed_seconds": state["elapsed_s"],
         "gate_rule": "adopt iff the lower end of the 95 % interval of the per-deal (student - current) "
                      "difference, each against the heuristic on the same fresh deals, is above 0",
@@ -99,6 +100,11 @@ def _interval(m: dict | None) -> str:
     return f"{m['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
 
+def _speed_note(report: dict) -> str:
+    speed = report.get("machine_speed")
+    return "" if speed is None else f"; planned for a machine {speed:g} times as slow as the cost model's reference"
+
+
 def pi_model_card(report: dict) -> str:
     """``DIR/model.md``, the model card: what the weights are, how they were made, and what they were measured at."""
     lines = [f"# {report['game']}: kortmiljo train --recipe pi", ""]
@@ -111,7 +117,8 @@ def pi_model_card(report: dict) -> str:
                   "Each step's student is in `steps/`.", ""]  # fmt: skip
     lines += ["Command:", "", f"    {report['command']}", "",
               f"Seed {report['seed']}, {report['workers']} workers, budget {report['budget_seconds'] / 60:.1f} "
-              f"minutes, {report['elapsed_seconds'] / 60:.1f} spent.", "", f"Gate rule: {report['gate_rule']}.", "",
+              f"minutes, {report['elapsed_seconds'] / 60:.1f} spent{_speed_note(report)}.", "",
+              f"Gate rule: {report['gate_rule']}.", "",
               "| step | from | games | decisions | data s | fit s | student − current | vs heuristic | adopted |",
               "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for s in report["steps"]:

@@ -30,6 +30,7 @@ def tiny(monkeypatch):
     """pi's settings and cost model shrunk so that a minute of budget is one step of seconds."""
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: 1.0)  # the reference machine's speed, not timed
 
 
 def config(out: Path, **kw) -> TrainConfig:
@@ -208,7 +209,22 @@ def test_the_command_line_runs_pi_for_two_minutes(tmp_path):
 
     out = tmp_path / "run"
     assert (
-        train_main([GAME, "--recipe", "pi", "--minutes", "2", "--workers", "1", "--out", str(out), "--no-progress"])
+        train_main(
+            [
+                GAME,
+                "--recipe",
+                "pi",
+                "--minutes",
+                "2",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--cache",
+                str(tmp_path / "cache"),
+            ]
+        )
         == 0
     )
     report = json.loads((out / "report.json").read_text())
@@ -216,3 +232,74 @@ def test_the_command_line_runs_pi_for_two_minutes(tmp_path):
     game = load_game(GAME)
     plays_legally(game, make_agent(str(out / "steps" / "step_00.npz"), game, seed=0))
     assert np.isfinite(report["steps"][0]["gate"]["difference"]["mean"])
+
+
+# ---- this machine's speed ----------------------------------------------------------------------------
+
+
+def chunks(steps: list[dict]) -> list:
+    return [(p["chunks_heuristic"], p["chunks_network"], p["gate_games"]) for p in steps]
+
+
+def test_the_machine_speed_is_measured_on_fixed_deals_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    entry = pi.measure_speed(GAME, {}, workers=1)
+    lo, hi = pi.SPEED_BOUNDS
+    assert lo <= entry["speed"] <= hi and entry["chunk_seconds"] > 0
+    assert entry["speed"] == pytest.approx(entry["chunk_seconds"] / pi.costs_for(GAME).chunk_heuristic, rel=0.05)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
+    monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
+    measured = []
+
+    def measure(game, options, workers):
+        measured.append((game, workers))
+        return {"speed": 2.0, "chunk_seconds": 30.0, "measured": "now"}
+
+    monkeypatch.setattr(pi, "measure_speed", measure)
+    cache = tmp_path / "cache"
+    first = pi.PiRun(config(tmp_path / "a", minutes=2.0, cache=str(cache)))
+    first.resolve()
+    assert not cache.exists()  # resolve writes nothing
+    # a machine twice as slow: the steps of a budget twice as large on the reference machine
+    assert first.steps == pi.plan(120.0, pi.scaled(TINY_COSTS, 2.0), TINY_SETTINGS, 1)
+    assert chunks(first.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
+    report = train(config(tmp_path / "a", minutes=2.0, cache=str(cache)))
+    assert report["machine_speed"] == 2.0 and "2 times as slow" in (tmp_path / "a" / "model.md").read_text()
+    assert measured == [(GAME, 1), (GAME, 1)]
+    kept = json.loads((cache / pi.SPEED_FILE).read_text())
+    assert [e["speed"] for e in kept.values()] == [2.0]
+    # the same command again: the kept speed, no new measure, the same plan and weights
+    again = train(config(tmp_path / "b", minutes=2.0, cache=str(cache)))
+    assert len(measured) == 2 and again["plan"] == report["plan"]
+    a, b = (read_weights(p / "steps" / "step_00.npz") for p in (tmp_path / "a", tmp_path / "b"))
+    assert all(x.tobytes() == y.tobytes() for (x, _), (y, _) in zip(a.actor, b.actor, strict=True))
+    # other workers or another configuration: measured anew
+    assert pi.known_speed(cache, pi.speed_key(GAME, {}, 2)) is None
+    assert pi.known_speed(cache, pi.speed_key(GAME, {"players": 3}, 1)) is None
+
+
+def test_a_resumed_run_keeps_its_own_speed(tmp_path, monkeypatch):
+    monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
+    monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: 2.0)
+    out = tmp_path / "run"
+    train(config(out, minutes=2.0))
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: 5.0)  # the machine (or its cache) changed since
+    run = pi.PiRun(config(out, resume=True, minutes=None))
+    run.resolve()
+    assert run.speed == 2.0 and chunks(run.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
+
+
+def test_a_budget_too_small_on_any_machine_is_refused_before_timing(tmp_path, monkeypatch):
+    def measure(*a):
+        raise AssertionError("timed")
+
+    monkeypatch.setattr(pi, "measure_speed", measure)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TrainError, match="too small for one pi step .* on the cost model's reference machine"):
+        train(config(tmp_path / "run", minutes=0.05))
+    assert list(tmp_path.iterdir()) == []
