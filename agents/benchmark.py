@@ -49,8 +49,9 @@ does); the leaderboard (:mod:`kortmiljo.agents.leaderboard`) rates from it.
 **Configurations.** ``--config`` plays the protocol in another configuration of the game. The
 ``config_hash`` (sha256 of the canonical JSON of :meth:`kortmiljo.core.game.Game.fingerprint`:
 game, game version, configuration, actions, layout) names it; only results with the same game,
-protocol and hash compare. A pool member that does not exist for the configuration (the pretrained
-agent ships for the default configuration only) is skipped, and ``skipped`` says why.
+protocol and hash compare. A pool member that does not exist for the configuration (``pretrained_v1``
+where no ``pretrained_v1`` ships for that configuration: :mod:`kortmiljo.agents.pretrained`) is
+skipped, and ``skipped`` says why.
 
 **Not the protocol.** :func:`run_benchmark` takes ``games`` (one count for every opponent, or a
 dict) and ``pool``, and the command line takes ``--games N`` and ``--pool A B …``, for tests and
@@ -114,7 +115,7 @@ from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 from kortmiljo.records.format import jsonable
 
 from .base import Policy
-from .registry import make_agent
+from .registry import agent_help, make_agent
 from .stats import mean_ci, wilson
 from .tournament import play_game
 
@@ -607,10 +608,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog="kortmiljo benchmark",
         description="The fixed, versioned strength benchmark of one agent against the pool "
-        f"({', '.join(POOL)}), with duplicate deals, rotated seats and fixed seeds (docs/benchmark.md).",
+        f"({', '.join(POOL)}), with duplicate deals, rotated seats and fixed seeds (docs/benchmark.md); a pool "
+        "member that does not exist for the configuration (pretrained_v1 where none ships for it) is skipped.",
     )
     p.add_argument("game", help=f"the game: {', '.join(game_names())}")
-    p.add_argument("--agent", required=True, help="the agent under test: heuristic, search, ppo:PATH, …")
+    p.add_argument("--agent", required=True, help=f"the agent under test: {agent_help()}")
     p.add_argument("--protocol", default=DEFAULT_PROTOCOL, help=f"protocol id (default {DEFAULT_PROTOCOL})")
     add_config_option(p)
     p.add_argument(

@@ -52,7 +52,7 @@ from kortmiljo.core.registry import game_names, load_game
 from kortmiljo.env.aec import CardGameEnv, OrderEnforcing
 
 from .plugins import label
-from .registry import AGENT_HELP, make_agent, spec_kind
+from .registry import agent_help, make_agent, spec_kind
 
 HUMAN = "human"  # the person's seat in a record
 
@@ -370,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         metavar="AGENT",
-        help=f"agents for the other seats, cycled (default heuristic; with --resume: the record's): {AGENT_HELP} "
+        help=f"agents for the other seats, cycled (default heuristic; with --resume: the record's): {agent_help()} "
         "(see docs/agents.md)",
     )
     p.add_argument(

@@ -1,9 +1,24 @@
 """Pretrained reference agents: small MLPs stored as plain numpy arrays, played with numpy alone.
 
-``pretrained_v1`` (alias ``pretrained``) loads ``agents/weights/<game>_v1.npz``, the weights
-that ``train/distill.py`` fitted for the game's default configuration (the recipe and its
-figures: docs/models.md). Any file in this format plays as ``PATH.npz`` in ``--agents``;
-``kortmiljo export MODEL.zip OUT.npz`` converts a trained ``ppo:`` model into it.
+``pretrained_vN`` loads ``agents/weights/<game>_vN.npz``, the weights fitted for the game's
+default configuration (the recipes and their figures: docs/models.md); ``pretrained`` is the newest
+that ships. Any file in this format plays as ``PATH.npz`` in ``--agents``; ``kortmiljo export
+MODEL.zip OUT.npz`` converts a trained ``ppo:`` model into it.
+
+**Configurations.** An agent for another configuration lies beside them as
+``agents/weights/<game>@<key>=<value>[,<key>=<value>...]_v<N>.npz``: the options that differ from
+the defaults, sorted by key and written as ``--config`` reads them (``femkortskille@num_players=3_v1.npz``,
+``sproyte@exchange_quota=(5,4,3)_v1.npz``; :func:`weights_path` and :func:`config_label` make the
+name). The name is the whole index: shipping the ``model.npz`` that ``kortmiljo train GAME --config
+... --out DIR`` wrote is copying it there under that name, with no second file to keep in step, and
+the lookup reads a directory listing, never a weights file (only the file it plays is read). A
+test checks that every shipped file's fingerprint holds the configuration its name says; a file
+that does not is refused when loaded (:func:`check_weights`). For a configured game,
+``pretrained`` is the newest version shipped for exactly its configuration and ``pretrained_vN``
+that configuration's own vN; where none ships, the default configuration's vN plays if its
+fingerprint agrees (never so today: the fingerprint holds the configuration), else one
+``ValueError`` (:func:`no_agent_error`) names the game and configuration, lists the configurations
+that have an agent and gives the command that trains one.
 
 **Why this format.** An SB3 ``.zip`` unpickles Python objects when it is loaded, and playing
 one needs torch. Here a weights file is an ``.npz`` archive of float32 arrays plus a JSON
@@ -37,15 +52,18 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
+import shlex
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from kortmiljo.core import jsonsafe
 from kortmiljo.core.files import atomic_write
 from kortmiljo.core.game import Game
+from kortmiljo.core.options import parse_options
 
 from .base import Policy, choose_from_logits
 from .trained import fingerprint_differences
@@ -63,19 +81,148 @@ MAX_ABS_WEIGHT = 1e3  # |weight| and |bias|: the shipped nets stay below 7; past
 Layer = tuple[np.ndarray, np.ndarray]
 
 
-def weights_path(game_name: str, version: int = 1) -> Path:
-    """Where the package's ``pretrained_v<version>`` weights of a game lie."""
+# ---- which file is which agent (module docstring, "Configurations") -------------------------------
+_FILE_NAME = re.compile(r"(?P<game>[A-Za-z0-9_]+?)(?:@(?P<config>[^@]+))?_v(?P<version>[1-9][0-9]*)\.npz")
+_LABEL_CHARS = re.compile(r"[A-Za-z0-9_.+\-=,()]+")  # what a file name may hold on every system
+
+
+class Shipped(NamedTuple):
+    """One shipped weights file: the agent ``pretrained_v<version>`` of ``game`` in the configuration
+    whose options other than the defaults are ``config`` (``{}``: the default configuration)."""
+
+    game: str
+    config: dict
+    version: int
+    path: Path
+
+
+def non_default(game: Game) -> dict:
+    """The options of ``game`` that differ from their defaults, as JSON values (tuples as lists):
+    the configuration a weights file is named and looked up by. Values that compare equal as JSON
+    (a list given for a tuple default) are the default, as the fingerprint counts them."""
+    out = {}
+    for key, value in game.config.items():
+        mine, default = _json_value(value), _json_value(game.definition.options[key].default)
+        if mine != default:
+            out[key] = mine
+    return out
+
+
+def _json_value(x: Any) -> Any:
+    return json.loads(json.dumps(x, default=str))
+
+
+def _value_text(v: Any) -> str:
+    """A value as ``--config`` reads it back (:func:`kortmiljo.core.options.parse_value`)."""
+    if isinstance(v, bool) or v is None:
+        return {True: "true", False: "false", None: "none"}[v]
+    if isinstance(v, (list, tuple)):
+        return "(" + ",".join(_value_text(x) for x in v) + ")"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def config_text(config: dict) -> str:
+    """``key=value`` pairs, sorted by key and joined by commas: what ``--config`` reads (empty for ``{}``)."""
+    return ",".join(f"{k}={_value_text(config[k])}" for k in sorted(config))
+
+
+def config_label(config: dict) -> str:
+    """The part of a configuration agent's file name after ``@``: :func:`config_text`, refused
+    (``ValueError``) where it would not read back as ``config`` or holds characters a file name
+    should not."""
+    text = config_text(config)
+    if not config or not _LABEL_CHARS.fullmatch(text) or _parse_label(text) != _json_value(config):
+        raise ValueError(
+            f"the configuration {text or '(default)'} cannot name a weights file: a file name holds the "
+            "non-default options as key=value pairs of letters, digits, '.', '+', '-' and (a,b) tuples"
+        )
+    return text
+
+
+def _parse_label(text: str) -> dict | None:
+    try:
+        return _json_value(parse_options([text]))
+    except ValueError:
+        return None
+
+
+def parse_file_name(name: str) -> tuple[str, dict, int]:
+    """``femkortskille@num_players=3_v1.npz`` → ``("femkortskille", {"num_players": 3}, 1)``;
+    ``sproyte_v7.npz`` → ``("sproyte", {}, 7)``. A ``ValueError`` says what a name must look like."""
+    m = _FILE_NAME.fullmatch(name)
+    config = _parse_label(m["config"]) if m and m["config"] else {}
+    if m is None or config is None or (m["config"] and config_text(config) != m["config"]):
+        raise ValueError(
+            f"{name!r} is not a pretrained agent's file name: <game>_v<N>.npz (the default configuration) or "
+            "<game>@<key>=<value>[,<key>=<value>...]_v<N>.npz (the non-default options, sorted by key, "
+            "written as --config takes them)"
+        )
+    return m["game"], config, int(m["version"])
+
+
+def shipped_agents(game_name: str | None = None) -> list[Shipped]:
+    """Every weights file in :data:`WEIGHTS_DIR` (of one game, where named), sorted by game,
+    configuration and version. Only file names are read (a directory listing); a file whose name
+    does not parse is left out (tests/agents/test_pretrained_configurations.py fails on it)."""
+    out = []
+    for p in WEIGHTS_DIR.glob("*.npz"):
+        try:
+            game, config, version = parse_file_name(p.name)
+        except ValueError:
+            continue
+        if game_name in (None, game):
+            out.append(Shipped(game, config, version, p))
+    return sorted(out, key=lambda s: (s.game, config_text(s.config), s.version))
+
+
+def shipped_versions(game: str | Game) -> list[int]:
+    """The versions that ship for a game in its configuration (a name: the default one)."""
+    name, config = (game, {}) if isinstance(game, str) else (game.name, non_default(game))
+    return [s.version for s in shipped_agents(name) if s.config == config]
+
+
+def shipped_configurations(game_name: str | None = None) -> list[str]:
+    """The configurations with a pretrained agent, in words, from the file names: ``sproyte
+    (v1-v7)`` (a game alone: its default configuration), ``femkortskille num_players=3 (v1)``; with
+    ``game_name``, that game's only, without its name (``default (v1-v5)``, ``num_players=3 (v1)``)."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for s in shipped_agents(game_name):
+        groups.setdefault((s.game, config_text(s.config)), []).append(s.version)
+    if game_name is not None:
+        return [f"{text or 'default'} ({_versions_text(v)})" for (_, text), v in groups.items()]
+    return [f"{game}{' ' + text if text else ''} ({_versions_text(v)})" for (game, text), v in groups.items()]
+
+
+def _versions_text(versions: list[int]) -> str:
+    contiguous = versions == list(range(versions[0], versions[-1] + 1))
+    if contiguous and len(versions) > 2:
+        return f"v{versions[0]}-v{versions[-1]}"
+    return ", ".join(f"v{v}" for v in versions)
+
+
+def weights_path(game_name: str, version: int = 1, config: dict | None = None) -> Path:
+    """Where the package's ``pretrained_v<version>`` weights of a game lie (``config``: the
+    non-default options of a configuration, :func:`non_default`; none: the default configuration)."""
+    if config:
+        return WEIGHTS_DIR / f"{game_name}@{config_label(config)}_v{version}.npz"
     return WEIGHTS_DIR / f"{game_name}_v{version}.npz"
 
 
 def shipped(version: int = 1) -> list[str]:
-    """The games with shipped ``pretrained_v<version>`` weights."""
-    return sorted(p.name[: -len(f"_v{version}.npz")] for p in WEIGHTS_DIR.glob(f"*_v{version}.npz"))
+    """The games with shipped ``pretrained_v<version>`` weights for their default configuration."""
+    return sorted(s.game for s in shipped_agents() if not s.config and s.version == version)
 
 
-def newest_version(game_name: str) -> int | None:
-    """The newest ``pretrained_v<N>`` that ships for the game (what ``pretrained`` names), or None."""
-    have = [v for v in PRETRAINED_VERSIONS if weights_path(game_name, v).exists()]
+def newest_version(game: str | Game) -> int | None:
+    """The newest ``pretrained_v<N>`` (what ``pretrained`` names) that ships for a game: a name
+    means its default configuration; a configured :class:`Game`, that configuration's own newest,
+    else the default's (which :func:`pretrained_policy` then refuses unless the fingerprints agree)."""
+    if not isinstance(game, str):
+        own = shipped_versions(game)
+        if own:
+            return max(own)
+        game = game.name
+    have = [v for v in PRETRAINED_VERSIONS if v in shipped_versions(game)]
     return max(have) if have else None
 
 
@@ -457,24 +604,58 @@ def load_mlp_policy(path: str | Path, game: Game, seed: int | None = None, deter
 
 
 def pretrained_policy(game: Game, version: int = 1, seed: int | None = None, deterministic: bool = True) -> MLPPolicy:
-    """The package's ``pretrained_v<version>`` agent for ``game`` (its default configuration only)."""
-    if version not in PRETRAINED_VERSIONS:
-        raise ValueError(f"pretrained_v{version} does not exist; versions: {', '.join(map(str, PRETRAINED_VERSIONS))}")
-    path = weights_path(game.name, version)
-    if not path.exists():
-        have = ", ".join(shipped(version)) or "none"
-        raise ValueError(f"no pretrained_v{version} weights ship for {game.name} (games with them: {have})")
+    """The package's ``pretrained_v<version>`` agent for ``game`` in its configuration: the file
+    shipped for exactly that configuration, else the default configuration's where the
+    fingerprints agree; else one ``ValueError`` that lists the configurations with an agent and
+    says how to make one (module docstring, "Configurations")."""
+    config = non_default(game)
+    own = [s.path for s in shipped_agents(game.name) if config and s.config == config and s.version == version]
+    path = own[0] if own else _default_path(game, config, version)
     w = read_weights(path)
-    changed = {k: v for k, v in game.config.items() if v != game.definition.options[k].default}
-    if changed and fingerprint_differences(w.meta["fingerprint"], game):
-        shown = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        raise ValueError(
-            f"pretrained_v{version} of {game.name} was trained for its default configuration only, not {shown}; "
-            "train one for this configuration (kortmiljo train, then kortmiljo export)"
-        )
+    if config and not own and fingerprint_differences(w.meta["fingerprint"], game):
+        raise no_agent_error(game, version)
     check_weights(w, game, f"pretrained_v{version} ({path.name})")
     return MLPPolicy(game, w, seed=seed, deterministic=deterministic, name=f"pretrained_v{version}")
 
 
-__all__ = ["FORMAT", "MLPPolicy", "Weights", "check_weights", "load_mlp_policy", "newest_version", "pretrained_policy",
-           "read_weights", "save_weights", "shipped", "weights_path"]  # fmt: skip
+def _default_path(game: Game, config: dict, version: int) -> Path:
+    """The default configuration's ``pretrained_v<version>`` file of ``game``, where it ships."""
+    if version not in PRETRAINED_VERSIONS:
+        own = shipped_versions(game) if config else []
+        mine = f"; {game.name} with {config_text(config)} has {_versions_text(own)}" if own else ""
+        raise ValueError(
+            f"pretrained_v{version} does not exist; versions: {', '.join(map(str, PRETRAINED_VERSIONS))}{mine}"
+        )
+    path = weights_path(game.name, version)
+    if not path.exists():
+        if config:
+            raise no_agent_error(game, version)
+        have = ", ".join(shipped(version)) or "none"
+        raise ValueError(f"no pretrained_v{version} weights ship for {game.name} (games with them: {have})")
+    return path
+
+
+def no_agent_error(game: Game, version: int) -> ValueError:
+    """Why no ``pretrained_v<version>`` plays ``game`` in its (non-default) configuration: the game
+    and the configuration asked for, the configurations with an agent, the commands that make one."""
+    config = non_default(game)
+    text, own = config_text(config), shipped_versions(game)
+    if own:
+        head = f"no pretrained_v{version} ships for {game.name} with {text} (it has {_versions_text(own)})"
+    else:
+        head = f"no pretrained agent ships for {game.name} with {text}"
+    if weights_path(game.name, version).exists():
+        head += f" (pretrained_v{version} of {game.name} was trained for its default configuration only, not {text})"
+    have = ", ".join(shipped_configurations(game.name)) or "none"
+    pairs = " ".join(shlex.quote(f"{k}={_value_text(config[k])}") for k in sorted(config))
+    return ValueError(
+        f"{head}; configurations of {game.name} with a pretrained agent: {have}; make one for this configuration: "
+        f"kortmiljo train {game.name} --config {pairs} --recipe pi --hours 2 --out DIR, "
+        "then play it with --agents DIR/model.npz"
+    )
+
+
+__all__ = ["FORMAT", "MLPPolicy", "Shipped", "Weights", "check_weights", "config_label", "config_text",
+           "load_mlp_policy", "newest_version", "no_agent_error", "non_default", "parse_file_name", "pretrained_policy",
+           "read_weights", "save_weights", "shipped", "shipped_agents", "shipped_configurations", "shipped_versions",
+           "weights_path"]  # fmt: skip

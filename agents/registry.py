@@ -3,7 +3,8 @@
 Names (every game): ``random``; ``heuristic`` (= the newest ``heuristic_vN`` of the game, from
 :mod:`kortmiljo.agents.catalog`); ``search`` (= ``search_v0``, determinized Monte Carlo over the game's
 heuristic, or over random play where it has none); ``pretrained`` (= the newest ``pretrained_vN``
-that ships for the game, a numpy MLP whose weights lie in ``agents/weights/<game>_vN.npz``,
+that ships for the game in its configuration, a numpy MLP whose weights lie in
+``agents/weights/<game>_vN.npz``, or ``<game>@<key>=<value>,..._vN.npz`` for another configuration:
 :mod:`kortmiljo.agents.pretrained`).
 Versioned names keep published results comparable when a newer version lands.
 
@@ -42,6 +43,7 @@ __all__ = [
     "AGENT_KINDS",
     "AGENT_NAMES",
     "SPEC_KINDS",
+    "agent_help",
     "available_agents",
     "make_agent",
     "register_agent",
@@ -56,12 +58,23 @@ AGENT_KINDS = ("random", "heuristic[_vN]", "search[_v0]", "pretrained[_vN]", *SP
 AGENT_HELP = ", ".join(AGENT_KINDS)
 
 
-def resolve_name(name: str, game: str) -> str:
+def agent_help() -> str:
+    """:data:`AGENT_HELP` and the configurations that have a pretrained agent, read from the
+    shipped file names (what ``eval``, ``play`` and ``benchmark`` print in ``--help``)."""
+    from .pretrained import shipped_configurations
+
+    have = ", ".join(shipped_configurations()) or "none"
+    return f"{AGENT_HELP}; pretrained[_vN] ships for (a game alone: its default configuration): {have}"
+
+
+def resolve_name(name: str, game: str | Game) -> str:
     """``heuristic`` → the game's newest ``heuristic_vN``; ``search`` → ``search_v0``;
-    ``pretrained`` → the game's newest shipped ``pretrained_vN`` (``pretrained_v1`` where none ships,
-    which is then refused with the games that have one); others unchanged."""
+    ``pretrained`` → the newest ``pretrained_vN`` shipped for the game (a configured :class:`Game`:
+    for its configuration; ``pretrained_v1`` where none ships, which is then refused with the
+    configurations that have one); others unchanged."""
+    game_name = game if isinstance(game, str) else game.name
     if name == "heuristic":
-        return newest_heuristic(game) or "heuristic_v0"
+        return newest_heuristic(game_name) or "heuristic_v0"
     if name == "pretrained":
         from .pretrained import newest_version
 
@@ -69,22 +82,27 @@ def resolve_name(name: str, game: str) -> str:
     return "search_v0" if name == "search" else name
 
 
-def _pretrained_names(game: str) -> list[str]:
-    """``pretrained`` and its versions, where weights for the game ship."""
-    from .pretrained import PRETRAINED_VERSIONS, shipped
+def _pretrained_names(game: str | Game) -> list[str]:
+    """``pretrained`` and its versions, where weights for the game (in its configuration) ship."""
+    from .pretrained import PRETRAINED_VERSIONS, non_default, shipped_versions
 
-    versions = [v for v in PRETRAINED_VERSIONS if game in shipped(v)]
+    if isinstance(game, str) or not non_default(game):
+        name = game if isinstance(game, str) else game.name
+        versions = [v for v in shipped_versions(name) if v in PRETRAINED_VERSIONS]
+    else:  # the default configuration's never fit another: the fingerprint holds the configuration
+        versions = shipped_versions(game)
     if not versions:
         return []
     return ["pretrained", *(f"pretrained_v{v}" for v in versions)]
 
 
-def available_agents(game: str) -> list[str]:
-    """Every name :func:`make_agent` takes for the game named ``game`` (``pretrained`` only where
-    its weights ship), then ``ppo:PATH`` and ``rllib:PATH``; the other spec kinds are
-    :data:`SPEC_KINDS`."""
-    own = sorted(game_agents(game))
-    alias = ["heuristic"] if newest_heuristic(game) else []
+def available_agents(game: str | Game) -> list[str]:
+    """Every name :func:`make_agent` takes for a game (named: its default configuration; a
+    configured :class:`Game`: that configuration), ``pretrained`` only where its weights ship,
+    then ``ppo:PATH`` and ``rllib:PATH``; the other spec kinds are :data:`SPEC_KINDS`."""
+    name = game if isinstance(game, str) else game.name
+    own = sorted(game_agents(name))
+    alias = ["heuristic"] if newest_heuristic(name) else []
     return ["random", *own, *alias, "search", "search_v0", *_pretrained_names(game), "ppo:PATH", "rllib:PATH"]
 
 
@@ -113,7 +131,7 @@ def spec_kind(spec: str) -> str | None:
 
 
 def _unknown(spec: str, g: Game) -> ValueError:
-    names = [a for a in available_agents(g.name) if a not in SPEC_KINDS]
+    names = [a for a in available_agents(g) if a not in SPEC_KINDS]
     return ValueError(
         f"unknown agent {spec!r} for {g.name}; available: {', '.join(names)}; or a spec: {', '.join(SPEC_KINDS)}"
     )
@@ -141,7 +159,7 @@ def make_agent(
         )
     if spec == "random":
         return RandomPolicy(g, seed)
-    name = resolve_name(spec, g.name)
+    name = resolve_name(spec, g)
     if name == "search_v0":
         from .search import SearchPolicy
 

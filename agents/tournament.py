@@ -94,7 +94,7 @@ from kortmiljo.records.format import jsonable
 
 from .base import Policy
 from .plugins import label
-from .registry import AGENT_HELP, make_agent
+from .registry import agent_help, make_agent
 from .stats import mean_ci, t95, wilson  # noqa: F401  (t95 and wilson are part of this module's API)
 
 
@@ -544,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         required=True,
         metavar="AGENT",
-        help=f"the agents: {AGENT_HELP} (a name twice is numbered; see docs/agents.md)",
+        help=f"the agents: {agent_help()} (a name twice is numbered; see docs/agents.md)",
     )
     p.add_argument(
         "--games",
