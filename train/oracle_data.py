@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 from kortmiljo.agents.registry import make_agent
 from kortmiljo.agents.search import SearchPolicy
+from kortmiljo.train import oracle_batch
 from kortmiljo.train.expert_data import CHUNK_GAMES, add_stop_arguments, chunk_arrays, stop_of, write_chunks
 
 from kortmiljo.core.engine import Engine, LazyGenerator
@@ -92,14 +93,18 @@ def play_chunk(game: Game, policy, stages: SearchPolicy, games: int, seed: int, 
                opponents=None, opponent_share: float = 0.0) -> dict:  # fmt: skip
     """``games`` games of ``policy`` in every seat (in a share ``opponent_share`` of them, ``opponents``
     in every seat but one, and only that seat recorded); the arrays of every recorded decision with an
-    oracle score per action."""
+    oracle score per action. A network ``policy`` plays all its games and rollouts at once, with one
+    forward pass a round (:mod:`kortmiljo.train.oracle_batch`)."""
     rng = np.random.default_rng(seed)
     policy.seed(int(rng.integers(2**63)))
     player = seat_player(policy)
     engine_level = hasattr(policy, "act_seat")
+    other = None
     if opponents is not None:
         opponents.seed(int(rng.integers(2**63)))
         other = seat_player(opponents)
+    if oracle_batch.batchable(policy):
+        return oracle_batch.play_chunk(game, policy, stages, games, seed, explore, other, opponent_share)
     e = game.new_state()
     n, A = game.num_players, game.num_actions
     X, M, ACT, Q, S, ID, R = [], [], [], [], [], [], []
