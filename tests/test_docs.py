@@ -219,7 +219,8 @@ def missing_citations(text: str, where: str = "", files: frozenset[str] | None =
 
 
 def doc_pages() -> list[str]:
-    """Every Markdown page we write: docs/ and its folders (the research log and its pre-registrations), and each README."""
+    """Every Markdown page we write: docs/ and its folders (the research log and its pre-registrations),
+    and each README."""
     pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")}
     pages |= {f for f in repo_files() if f.rsplit("/", 1)[-1] == "README.md" and not f.startswith(".")}
     return sorted(pages)
