@@ -20,8 +20,9 @@ spent. Each step, from the current policy (the game's heuristic at first):
 
 The budget is split by :func:`plan` before any work, from a cost model (:func:`costs_for`:
 :data:`DEFAULT_COSTS`, or a game's own ``PI_COSTS``, measured on a reference 2-core machine) scaled by
-this machine's speed (:func:`measure_speed`: a few chunks of the heuristic timed at the first run, then
-kept in ``--cache``/``pi_speed.json`` and in the run's ``state.json``), not from the clock: steps of about
+this machine's and configuration's speed (:func:`measure_speed`: chunks of the heuristic timed for a few
+seconds at the first run, then kept in ``--cache``/``pi_speed.json`` and in the run's ``state.json``), not
+from the clock: steps of about
 an hour each (one step below two hours), and in each step a share for the gate and the rest for data
 and fit together. So the same command and seed do the same work and give bit-identical weights on any
 run of one machine, and the run ends near its budget (the progress bar's ETA is measured, not the
@@ -122,46 +123,68 @@ def costs_for(game: str) -> Costs:
     return game_setting(game, "PI_COSTS", DEFAULT_COSTS)
 
 
-def scaled(costs: Costs, speed: float) -> Costs:
-    """``costs`` on a machine ``speed`` times as slow as the one they were measured on."""
-    return dataclasses.replace(costs, chunk_heuristic=costs.chunk_heuristic * speed,
-                               chunk_network=costs.chunk_network * speed, fit_decision=costs.fit_decision * speed,
-                               gate_game=costs.gate_game * speed)  # fmt: skip
+def scaled(costs: Costs, chunk: float, decisions: float = 1.0) -> Costs:
+    """``costs`` where a heuristic chunk takes ``chunk`` times the reference's time and records ``decisions``
+    times its decisions (this machine, this configuration): chunks and gate games scale by ``chunk``, the
+    decisions a chunk records by ``decisions``, and a fit's cost per decision by ``chunk / decisions`` (the
+    machine's own slowness, roughly)."""
+    return dataclasses.replace(
+        costs, chunk_heuristic=costs.chunk_heuristic * chunk, chunk_network=costs.chunk_network * chunk,
+        decisions_heuristic=max(1, round(costs.decisions_heuristic * decisions)),
+        decisions_network=max(1, round(costs.decisions_network * decisions)),
+        fit_decision=costs.fit_decision * chunk / decisions, gate_game=costs.gate_game * chunk,
+    )  # fmt: skip
 
 
 # ---- this machine's speed: measured once, then kept --------------------------------------------------
 
 SPEED_FILE = "pi_speed.json"
-SPEED_CHUNKS = 2  # heuristic chunks per worker timed: a few seconds (Sprøyte), under a minute (Spøkelse)
-SPEED_BOUNDS = (0.1, 20.0)  # a measure outside these (a machine 10x faster or 20x slower) is refused
+SPEED_SECONDS = 8.0  # each worker times chunks for this long, after one chunk that warms its caches up
+SPEED_BOUNDS = (0.1, 50.0)  # a ratio outside these is refused (a 6-player table's chunks alone are about 5x)
+REFERENCE = {"chunk": 1.0, "decisions": 1.0}
 
 
 def speed_key(game: str, options: dict, workers: int) -> str:
     return json.dumps([game, dict(sorted(options.items())), workers], separators=(",", ":"))
 
 
-def known_speed(cache: Path, key: str) -> float | None:
-    """The speed kept for ``key`` in ``cache/pi_speed.json``, or None."""
+def valid_speed(entry) -> dict | None:
+    """``{"chunk": .., "decisions": ..}`` from a kept entry (a bare number: the chunk ratio), or None."""
+    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
+        entry = {"chunk": float(entry), "decisions": 1.0}
+    if not isinstance(entry, dict):
+        return None
+    ratios = [entry.get(k) for k in REFERENCE]
+    lo, hi = SPEED_BOUNDS
+    if all(isinstance(r, (int, float)) and not isinstance(r, bool) and lo <= r <= hi for r in ratios):
+        return {k: float(r) for k, r in zip(REFERENCE, ratios, strict=True)}
+    return None
+
+
+def known_speed(cache: Path, key: str) -> dict | None:
+    """The ratios kept for ``key`` in ``cache/pi_speed.json``, or None."""
     try:
         known = json.loads((cache / SPEED_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    entry = known.get(key) if isinstance(known, dict) else None
-    speed = entry.get("speed") if isinstance(entry, dict) else None
-    lo, hi = SPEED_BOUNDS
-    return speed if isinstance(speed, float) and lo <= speed <= hi else None
+    return valid_speed(known.get(key)) if isinstance(known, dict) else None
 
 
 def measure_speed(game: str, options: dict, workers: int) -> dict:
-    """How many times slower than :func:`costs_for`'s reference machine this one plays the game's oracle
-    chunks with ``workers`` processes: ``workers`` x :data:`SPEED_CHUNKS` chunks of the heuristic on fixed
-    deals, timed (a few seconds; nothing written but a temporary folder)."""
-    seconds = _time_chunks(game, options, workers)
-    speed = float(f"{seconds / costs_for(game).chunk_heuristic:.2g}")
-    if not SPEED_BOUNDS[0] <= speed <= SPEED_BOUNDS[1]:
-        raise TrainError(f"this machine played an oracle chunk in {seconds:.1f} s of a core, {speed:g} times "
-                         f"the reference; outside {SPEED_BOUNDS}, so pi cannot plan a budget here")  # fmt: skip
-    return {"speed": speed, "chunk_seconds": round(seconds, 3), "measured": time.strftime("%Y-%m-%d %H:%M")}
+    """This machine and configuration against :func:`costs_for`'s reference: ``workers`` processes at
+    once each play a chunk of the heuristic to warm up, then chunks on fixed deals for
+    :data:`SPEED_SECONDS`; ``chunk`` is the ratio of the seconds of a core per chunk, ``decisions`` of the
+    decisions a chunk records (nothing written but a temporary folder)."""
+    seconds, decisions = _time_chunks(game, options, workers)
+    ref = costs_for(game)
+    entry = {"chunk": float(f"{seconds / ref.chunk_heuristic:.2g}"),
+             "decisions": float(f"{decisions / ref.decisions_heuristic:.2g}")}  # fmt: skip
+    if valid_speed(entry) is None:
+        raise TrainError(f"this machine played an oracle chunk in {seconds:.2f} s of a core ({decisions:.0f} "
+                         f"decisions), {entry} times the reference's; outside {SPEED_BOUNDS}, so pi cannot "
+                         "plan a budget here")  # fmt: skip
+    return {**entry, "chunk_seconds": round(seconds, 4), "decisions_per_chunk": round(decisions, 1),
+            "measured": time.strftime("%Y-%m-%d %H:%M")}  # fmt: skip
 
 
 def keep_speed(cache: Path, key: str, entry: dict) -> None:
@@ -176,32 +199,41 @@ def keep_speed(cache: Path, key: str, entry: dict) -> None:
     atomic_write(path, json.dumps(known, indent=1) + "\n")
 
 
-def _warm(_: int) -> int:
-    from kortmiljo.train import oracle_data  # noqa: F401  (the import a worker's first chunk would time)
+def _speed_job(job: tuple) -> tuple[float, int, int]:
+    """One worker's timing: (seconds, chunks, decisions) of the chunks after its warm-up chunk."""
+    from kortmiljo.agents.registry import make_agent
+    from kortmiljo.agents.search import SearchPolicy
+    from kortmiljo.train.expert_data import CHUNK_GAMES
+    from kortmiljo.train.oracle_data import play_chunk
 
-    return os.getpid()
+    from kortmiljo.core.registry import load_game
+
+    game_name, options, w, budget = job
+    game = load_game(game_name, **options)
+    stages = SearchPolicy(game, seed=0)
+
+    def chunk(j: int) -> int:
+        policy = make_agent("heuristic", game, seed=j)
+        return len(play_chunk(game, policy, stages, CHUNK_GAMES, 9_000_000 + j, Settings.explore)["action"])
+
+    chunk(1000 * w)
+    t, chunks, decisions = time.monotonic(), 0, 0
+    while time.monotonic() - t < budget:
+        chunks += 1
+        decisions += chunk(1000 * w + chunks)
+    return time.monotonic() - t, chunks, decisions
 
 
-def _time_chunks(game: str, options: dict, workers: int) -> float:
-    """Seconds of one core per heuristic chunk, ``workers`` processes playing at once (fixed deals, a
-    temporary folder)."""
-    import tempfile
-
-    kwargs = {"explore": Settings.explore, "policy": "heuristic"}
-    with tempfile.TemporaryDirectory(prefix="kortmiljo-pi-speed-") as folder:
-        jobs = [(game, options, folder, j, kwargs) for j in range(workers * SPEED_CHUNKS)]
-        if workers > 1:
-            with mp.get_context("spawn").Pool(workers) as pool:
-                pool.map(_warm, range(workers))
-                t = time.monotonic()
-                pool.map(_chunk_job, jobs, chunksize=SPEED_CHUNKS)
-                wall = time.monotonic() - t
-        else:
-            _warm(0)
-            t = time.monotonic()
-            list(map(_chunk_job, jobs))
-            wall = time.monotonic() - t
-    return wall * workers / len(jobs)
+def _time_chunks(game: str, options: dict, workers: int) -> tuple[float, float]:
+    """Seconds of one core and decisions per heuristic chunk, ``workers`` processes playing at once."""
+    jobs = [(game, options, w, SPEED_SECONDS) for w in range(workers)]
+    if workers > 1:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            runs = pool.map(_speed_job, jobs, chunksize=1)
+    else:
+        runs = [_speed_job(jobs[0])]
+    chunks = sum(r[1] for r in runs)
+    return sum(r[0] for r in runs) / chunks, sum(r[2] for r in runs) / chunks
 
 
 # ---- the budget split ------------------------------------------------------------------------------
@@ -441,22 +473,23 @@ class PiRun:
         self.speed, self.new_speed = None, None
         if self.costs is None:
             self.speed = self._speed(budget)
-            self.costs = scaled(costs_for(self.game.name), self.speed)
+            self.costs = scaled(costs_for(self.game.name), self.speed["chunk"], self.speed["decisions"])
         self.steps = plan(budget, self.costs, self.settings, self.workers)
         if not self.state:
             self.state = {"format": STATE_FORMAT, "current": start, "steps": [], "elapsed_s": 0.0, "speed": self.speed}
 
-    def _speed(self, budget: float) -> float:
-        """The machine's speed the plan is made for: the run's own on resume (1.0 for a run from before
-        speeds were kept), else the one kept in ``--cache`` for this game and worker count, else measured
-        (:func:`measure_speed`; kept by :meth:`run` once the run starts). A budget too small for one step
-        even on a machine 10 times the reference's speed is refused before anything is timed."""
+    def _speed(self, budget: float) -> dict:
+        """The ratios to the reference the plan is made for (:func:`scaled`): the run's own on resume
+        (the reference's for a run from before they were kept), else those kept in ``--cache`` for this
+        game, configuration and worker count, else measured (:func:`measure_speed`; kept by :meth:`run`
+        once the run starts). A budget too small for one step even on a machine 10 times the
+        reference's speed is refused before anything is timed."""
         if self.state:
-            return self.state.get("speed") or 1.0
+            return valid_speed(self.state.get("speed")) or dict(REFERENCE)
         from kortmiljo.train.checkpoints import check_writable
 
         base = costs_for(self.game.name)
-        fastest = minimum_budget(scaled(base, SPEED_BOUNDS[0]), self.settings, self.workers)
+        fastest = minimum_budget(scaled(base, 0.1), self.settings, self.workers)
         if budget < fastest:
             least = minimum_budget(base, self.settings, self.workers)
             raise TrainError(f"a budget of {budget / 60:.1f} minutes is too small for one pi step (at least about "
@@ -467,8 +500,9 @@ class PiRun:
         key = speed_key(self.game.name, self.config.game_options, self.workers)
         speed = known_speed(cache, key)
         if speed is None:
-            self.new_speed = (cache, key, measure_speed(self.game.name, self.config.game_options, self.workers))
-            speed = self.new_speed[2]["speed"]
+            entry = measure_speed(self.game.name, self.config.game_options, self.workers)
+            self.new_speed = (cache, key, entry)
+            speed = valid_speed(entry)
         return speed
 
     def _start_policy(self) -> str:
@@ -493,9 +527,9 @@ class PiRun:
             cache, key, entry = self.new_speed
             keep_speed(cache, key, entry)
             if not c.quiet:
-                print(f"pi: this machine plays oracle chunks {entry['speed']:g} times as slowly as the cost model's "
-                      f"reference; the budget is planned for that (kept in {cache / SPEED_FILE} for the next runs)",
-                      file=sys.stderr)  # fmt: skip
+                print(f"pi: a heuristic chunk here takes {entry['chunk']:g} times the cost model's reference time "
+                      f"and records {entry['decisions']:g} times its decisions; the budget is planned for that "
+                      f"(kept in {cache / SPEED_FILE} for the next runs)", file=sys.stderr)  # fmt: skip
         self._save()
         self.progress = Progress(self._planned(), self._planned_done(), not (c.no_progress or c.quiet))
         self.t0, self.elapsed0 = time.monotonic(), self.state["elapsed_s"]

@@ -102,7 +102,10 @@ def _interval(m: dict | None) -> str:
 
 def _speed_note(report: dict) -> str:
     speed = report.get("machine_speed")
-    return "" if speed is None else f"; planned for a machine {speed:g} times as slow as the cost model's reference"
+    if not isinstance(speed, dict):
+        return ""
+    return (f"; planned for heuristic chunks taking {speed['chunk']:g} times the cost model's reference time "
+            f"and recording {speed['decisions']:g} times its decisions")  # fmt: skip
 
 
 def pi_model_card(report: dict) -> str:

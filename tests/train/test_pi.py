@@ -30,7 +30,7 @@ def tiny(monkeypatch):
     """pi's settings and cost model shrunk so that a minute of budget is one step of seconds."""
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: 1.0)  # the reference machine's speed, not timed
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: dict(pi.REFERENCE))  # the reference's speed, not timed
 
 
 def config(out: Path, **kw) -> TrainConfig:
@@ -243,11 +243,23 @@ def chunks(steps: list[dict]) -> list:
 
 def test_the_machine_speed_is_measured_on_fixed_deals_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(pi, "SPEED_SECONDS", 1.0)
     entry = pi.measure_speed(GAME, {}, workers=1)
-    lo, hi = pi.SPEED_BOUNDS
-    assert lo <= entry["speed"] <= hi and entry["chunk_seconds"] > 0
-    assert entry["speed"] == pytest.approx(entry["chunk_seconds"] / pi.costs_for(GAME).chunk_heuristic, rel=0.05)
+    assert pi.valid_speed(entry) is not None and entry["chunk_seconds"] > 0
+    ref = pi.costs_for(GAME)
+    assert entry["chunk"] == pytest.approx(entry["chunk_seconds"] / ref.chunk_heuristic, rel=0.05)
+    assert entry["decisions"] == pytest.approx(entry["decisions_per_chunk"] / ref.decisions_heuristic, rel=0.05)
     assert list(tmp_path.iterdir()) == []
+    # a 6-player table records more decisions a chunk than the reference's 4 players
+    assert pi.measure_speed(GAME, {"num_players": 6}, workers=1)["decisions"] > entry["decisions"]
+
+
+def test_scaled_costs_follow_the_chunks_time_and_decisions():
+    c = pi.scaled(TINY_COSTS, 3.0, 1.5)
+    assert (c.chunk_heuristic, c.chunk_network, c.gate_game) == (45.0, 45.0, pytest.approx(0.3))
+    assert (c.decisions_heuristic, c.decisions_network) == (225, 90)
+    assert c.fit_decision == pytest.approx(TINY_COSTS.fit_decision * 2.0)  # per decision: the machine's 3 / 1.5
+    assert pi.scaled(TINY_COSTS, 1.0) == TINY_COSTS
 
 
 def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(tmp_path, monkeypatch):
@@ -257,7 +269,7 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
 
     def measure(game, options, workers):
         measured.append((game, workers))
-        return {"speed": 2.0, "chunk_seconds": 30.0, "measured": "now"}
+        return {"chunk": 2.0, "decisions": 1.0, "chunk_seconds": 30.0, "measured": "now"}
 
     monkeypatch.setattr(pi, "measure_speed", measure)
     cache = tmp_path / "cache"
@@ -268,10 +280,11 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
     assert first.steps == pi.plan(120.0, pi.scaled(TINY_COSTS, 2.0), TINY_SETTINGS, 1)
     assert chunks(first.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
     report = train(config(tmp_path / "a", minutes=2.0, cache=str(cache)))
-    assert report["machine_speed"] == 2.0 and "2 times as slow" in (tmp_path / "a" / "model.md").read_text()
+    assert report["machine_speed"] == {"chunk": 2.0, "decisions": 1.0}
+    assert "taking 2 times the cost model's reference time" in (tmp_path / "a" / "model.md").read_text()
     assert measured == [(GAME, 1), (GAME, 1)]
     kept = json.loads((cache / pi.SPEED_FILE).read_text())
-    assert [e["speed"] for e in kept.values()] == [2.0]
+    assert [e["chunk"] for e in kept.values()] == [2.0]
     # the same command again: the kept speed, no new measure, the same plan and weights
     again = train(config(tmp_path / "b", minutes=2.0, cache=str(cache)))
     assert len(measured) == 2 and again["plan"] == report["plan"]
@@ -285,13 +298,22 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
 def test_a_resumed_run_keeps_its_own_speed(tmp_path, monkeypatch):
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: 2.0)
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: {"chunk": 2.0, "decisions": 1.0})
     out = tmp_path / "run"
     train(config(out, minutes=2.0))
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: 5.0)  # the machine (or its cache) changed since
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: {"chunk": 5.0, "decisions": 1.0})  # changed since
     run = pi.PiRun(config(out, resume=True, minutes=None))
     run.resolve()
-    assert run.speed == 2.0 and chunks(run.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
+    assert run.speed["chunk"] == 2.0 and chunks(run.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
+
+
+def test_a_kept_speed_that_is_not_a_pair_of_ratios_in_bounds_is_measured_again(tmp_path):
+    key = pi.speed_key(GAME, {}, 1)
+    for bad in ('{"K": {"chunk": 2.0}}', '{"K": {"chunk": 1e9, "decisions": 1.0}}', "[1, 2]", "not json"):
+        (tmp_path / pi.SPEED_FILE).write_text(bad.replace('"K"', json.dumps(key)))
+        assert pi.known_speed(tmp_path, key) is None
+    pi.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "measured": "now"})
+    assert pi.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5}
 
 
 def test_a_budget_too_small_on_any_machine_is_refused_before_timing(tmp_path, monkeypatch):
