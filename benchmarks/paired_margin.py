@@ -7,7 +7,8 @@ the two margins' intervals combined, by how much the deals' luck moves both agen
 the issue's "beats the heuristic by as much as search does, on the same deals", with its interval.
 
 ``python benchmarks/paired_margin.py femkortskille --agents pretrained_v4 search --games 4000
---seeds 20 21 --workers 2`` (one process per agent and seed; search's take the time).
+--seeds 20 21 --workers 2`` (one process per agent and seed; search's take the time). ``--config
+KEY=VALUE ...`` plays another configuration (``--config num_players=3``), as ``kortmiljo eval`` does.
 
 A run depends only on its game, agent, opponent, games and seed, so ``--reuse FILE`` takes the runs
 of a registry agent (``search``, not a weights file, whose contents a name does not fix) from an
@@ -34,15 +35,22 @@ from kortmiljo.agents.stats import mean_ci  # noqa: E402
 from kortmiljo.agents.tournament import atomic_write, run_tournament  # noqa: E402
 
 from kortmiljo import load_game  # noqa: E402
+from kortmiljo.core.options import parse_options  # noqa: E402
 
 
-def margin(game: str, agent: str, opponent: str, games: int, seed: int) -> dict:
+def margin(game: str, agent: str, opponent: str, games: int, seed: int, config: dict | None = None) -> dict:
     """``agent`` in one seat, ``opponent`` in the others: its per-deal means and the run's seconds."""
-    n = load_game(game).num_players
-    r = run_tournament(game, [agent] + [opponent] * (n - 1), games, seed=seed, progress=False, per_deal=True)
+    g = load_game(game, **(config or {}))
+    n = g.num_players
+    r = run_tournament(g, [agent] + [opponent] * (n - 1), games, seed=seed, progress=False, per_deal=True)
     first = next(iter(r["agents"].values()))  # the agent is listed first
-    return {"agent": agent, "seed": seed, "games": r["games"], "seconds": r["seconds"],
-            "deal_means": first["deal_means"]}
+    return {
+        "agent": agent,
+        "seed": seed,
+        "games": r["games"],
+        "seconds": r["seconds"],
+        "deal_means": first["deal_means"],
+    }
 
 
 def paired(a: list, b: list) -> dict:
@@ -59,23 +67,29 @@ def reusable(spec: str) -> bool:
     return not any(c in spec for c in "/\\:") and not spec.endswith((".npz", ".zip", ".py"))
 
 
-def reusable_runs(path: str, game: str, opponent: str, games: int) -> dict:
+def reusable_runs(path: str, game: str, opponent: str, games: int, config: dict | None = None) -> dict:
     """The reusable runs of an earlier ``--out``, keyed by (agent, seed); ValueError if it was another test."""
     try:
         old = json.loads(Path(path).read_text(encoding="utf-8"))
-        setup = {k: old[k] for k in ("game", "opponent", "games")}
+        setup = {k: old[k] for k in ("game", "opponent", "games")} | {"config": old.get("config") or {}}
         runs = {(r["agent"], r["seed"]): r for r in old["runs"] if reusable(r["agent"]) and r["deal_means"]}
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"--reuse {path}: not a paired_margin --out file with per-deal runs ({e})") from None
-    want = {"game": game, "opponent": opponent, "games": games}
+    want = {"game": game, "opponent": opponent, "games": games, "config": config or {}}
     if setup != want:
         raise ValueError(f"--reuse {path} was made for {setup}, not for {want}")
     return runs
 
 
 def compare(
-    game: str, agents: tuple[str, str], opponent: str, games: int, seeds: list[int], workers: int,
+    game: str,
+    agents: tuple[str, str],
+    opponent: str,
+    games: int,
+    seeds: list[int],
+    workers: int,
     reuse: dict | None = None,
+    config: dict | None = None,
 ) -> dict:
     """Both agents' margins over ``opponent`` on the deals of ``seeds``, and their paired difference A - B.
     ``reuse`` maps (agent, seed) to a run already played (:func:`reusable_runs`)."""
@@ -84,14 +98,15 @@ def compare(
     todo = [k for k in keys if k not in reuse]
     played = {}
     if todo:
-        jobs = [(game, ag, opponent, games, s) for ag, s in todo]
+        jobs = [(game, ag, opponent, games, s, config or {}) for ag, s in todo]
         with ProcessPoolExecutor(max_workers=workers) as pool:
             played = dict(zip(todo, pool.map(margin, *zip(*jobs, strict=True)), strict=True))
     runs = [reuse[k] if k in reuse else played[k] for k in keys]
     k = len(seeds)
     by_agent = (runs[:k], runs[k:])  # in the order of the jobs: an agent may be compared with itself
     means = [[x for r in rs for x in r["deal_means"]] for rs in by_agent]
-    out = {"game": game, "agents": list(agents), "opponent": opponent, "games": games, "seeds": seeds, "margins": []}
+    out = {"game": game, "config": config or {}, "agents": list(agents), "opponent": opponent, "games": games,
+           "seeds": seeds, "margins": []}  # fmt: skip
     for ag, rs, ms in zip(agents, by_agent, means, strict=True):
         m, lo, hi = mean_ci([x for x in ms if x is not None])
         secs = round(sum(r["seconds"] for r in rs), 1)
@@ -111,6 +126,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--games", type=int, default=1200, help="games per agent and seed (default 1200)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--config", nargs="+", metavar="KEY=VALUE", help="game options, as kortmiljo eval --config")
     p.add_argument("--out", help="write the results as JSON here")
     p.add_argument("--reuse", metavar="FILE", help="take a registry agent's runs from this earlier --out")
     a = p.parse_args(argv)
@@ -119,13 +135,14 @@ def main(argv: list[str] | None = None) -> dict:
     if len(set(a.seeds)) < len(a.seeds):
         p.error(f"--seeds must differ (a seed twice plays its deals twice), got {a.seeds}")
     try:  # an unknown game or agent fails here, before any process starts
-        game = load_game(a.game)
+        config = parse_options(a.config)
+        game = load_game(a.game, **config)
         for spec in (*a.agents, a.opponent):
             make_agent(spec, game)
-        reuse = reusable_runs(a.reuse, a.game, a.opponent, a.games) if a.reuse else None
+        reuse = reusable_runs(a.reuse, a.game, a.opponent, a.games, config) if a.reuse else None
     except ValueError as e:
         p.error(str(e))
-    out = compare(a.game, tuple(a.agents), a.opponent, a.games, a.seeds, a.workers, reuse)
+    out = compare(a.game, tuple(a.agents), a.opponent, a.games, a.seeds, a.workers, reuse, config)
     if out["reused"]:
         print("reused from " + a.reuse + ": " + ", ".join(f"{ag} seed {s}" for ag, s in out["reused"]))
     for r in out["margins"]:

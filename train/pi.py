@@ -139,7 +139,7 @@ def scaled(costs: Costs, chunk: float, decisions: float = 1.0) -> Costs:
 # ---- this machine's speed: measured once, then kept --------------------------------------------------
 
 SPEED_FILE = "pi_speed.json"
-SPEED_SECONDS = 8.0  # each worker times chunks for this long, after one chunk that warms its caches up
+SPEED_SECONDS = 8.0  # each worker plays chunks this long to warm its caches up, then times them this long
 SPEED_BOUNDS = (0.1, 50.0)  # a ratio outside these is refused (a 6-player table's chunks alone are about 5x)
 REFERENCE = {"chunk": 1.0, "decisions": 1.0}
 
@@ -172,8 +172,8 @@ def known_speed(cache: Path, key: str) -> dict | None:
 
 def measure_speed(game: str, options: dict, workers: int) -> dict:
     """This machine and configuration against :func:`costs_for`'s reference: ``workers`` processes at
-    once each play a chunk of the heuristic to warm up, then chunks on fixed deals for
-    :data:`SPEED_SECONDS`; ``chunk`` is the ratio of the seconds of a core per chunk, ``decisions`` of the
+    once each play chunks of the heuristic on fixed deals for :data:`SPEED_SECONDS` to warm up, then
+    for as long again, timed; ``chunk`` is the ratio of the seconds of a core per chunk, ``decisions`` of the
     decisions a chunk records (nothing written but a temporary folder)."""
     seconds, decisions = _time_chunks(game, options, workers)
     ref = costs_for(game)
@@ -200,7 +200,7 @@ def keep_speed(cache: Path, key: str, entry: dict) -> None:
 
 
 def _speed_job(job: tuple) -> tuple[float, int, int]:
-    """One worker's timing: (seconds, chunks, decisions) of the chunks after its warm-up chunk."""
+    """One worker's timing: (seconds, chunks, decisions) of the chunks after its warm-up."""
     from kortmiljo.agents.registry import make_agent
     from kortmiljo.agents.search import SearchPolicy
     from kortmiljo.train.expert_data import CHUNK_GAMES
@@ -216,11 +216,14 @@ def _speed_job(job: tuple) -> tuple[float, int, int]:
         policy = make_agent("heuristic", game, seed=j)
         return len(play_chunk(game, policy, stages, CHUNK_GAMES, 9_000_000 + j, Settings.explore)["action"])
 
-    chunk(1000 * w)
+    t, j = time.monotonic(), 1000 * w
+    while time.monotonic() - t < budget:  # warm-up: a heuristic's caches fill in the first seconds
+        chunk(j)
+        j += 1
     t, chunks, decisions = time.monotonic(), 0, 0
     while time.monotonic() - t < budget:
+        decisions += chunk(j + chunks)
         chunks += 1
-        decisions += chunk(1000 * w + chunks)
     return time.monotonic() - t, chunks, decisions
 
 

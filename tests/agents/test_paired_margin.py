@@ -12,6 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from kortmiljo.agents.tournament import run_tournament  # noqa: E402
 from paired_margin import main, margin, paired, reusable  # noqa: E402
 
+from kortmiljo import load_game  # noqa: E402
+
 
 def test_a_margin_is_the_tournaments_mean_of_its_deals():
     r = margin("sproyte", "pretrained_v6", "heuristic", 30, seed=1)
@@ -37,7 +39,11 @@ def test_an_agent_against_itself_differs_by_nothing(tmp_path, capsys):
     saved = json.loads((tmp_path / "p.json").read_text())
     assert saved["difference"]["deals"] == 8
     assert [(r["agent"], r["seed"], len(r["deal_means"])) for r in saved["runs"]] == [
-        ("heuristic", 3, 4), ("heuristic", 5, 4), ("heuristic", 3, 4), ("heuristic", 5, 4)]
+        ("heuristic", 3, 4),
+        ("heuristic", 5, 4),
+        ("heuristic", 3, 4),
+        ("heuristic", 5, 4),
+    ]
     assert "paired over 8 deals: +0.000" in capsys.readouterr().out
 
 
@@ -74,8 +80,12 @@ def test_a_reuse_file_of_another_test_is_refused(tmp_path, capsys):
     bad.write_text("{not json")
     runless = tmp_path / "runless.json"  # a run without its agent
     runless.write_text(json.dumps({"game": "sproyte", "opponent": "heuristic", "games": 6, "runs": [{"seed": 3}]}))
-    cases = ((first, "was made for"), (bad, "not a paired_margin --out file"), (tmp_path / "no", "not a"),
-             (runless, "not a paired_margin --out file"))
+    cases = (
+        (first, "was made for"),
+        (bad, "not a paired_margin --out file"),
+        (tmp_path / "no", "not a"),
+        (runless, "not a paired_margin --out file"),
+    )
     for path, words in cases:
         with pytest.raises(SystemExit) as e:
             main(["sproyte", "--agents", "heuristic", "random", "--games", "6", "--seeds", "3", "--reuse", str(path)])
@@ -95,3 +105,20 @@ def test_bad_input_is_refused_before_any_game(argv, words, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv)
     assert e.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_configuration_is_played_and_a_reuse_file_of_another_configuration_is_refused(tmp_path, capsys):
+    first = tmp_path / "three.json"
+    argv = ["femkortskille", "--agents", "heuristic", "random", "--games", "9", "--seeds", "3"]
+    out = main(argv + ["--config", "num_players=3", "--out", str(first)])
+    t = run_tournament(load_game("femkortskille", num_players=3), ["random", "heuristic", "heuristic"], 9, seed=3,
+                       progress=False)  # fmt: skip
+    assert out["config"] == {"num_players": 3} and out["difference"]["deals"] == 3
+    assert out["margins"][1]["mean"] == pytest.approx(t["agents"]["random"]["mean_reward"])
+    with pytest.raises(SystemExit) as e:
+        main(argv + ["--reuse", str(first)])  # made for 3 players, asked for the default 4
+    assert e.value.code == 2 and "was made for" in capsys.readouterr().err
+    assert main(argv + ["--config", "num_players=3", "--reuse", str(first)])["reused"] == [
+        ["heuristic", 3],
+        ["random", 3],
+    ]
