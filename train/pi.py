@@ -142,6 +142,7 @@ SPEED_FILE = "pi_speed.json"
 SPEED_SECONDS = 8.0  # each worker plays chunks this long to warm its caches up, then times them this long
 SPEED_BOUNDS = (0.1, 50.0)  # a ratio outside these is refused (a 6-player table's chunks alone are about 5x)
 REFERENCE = {"chunk": 1.0, "decisions": 1.0}
+SPEED_TOLERANCE = 1.25  # a first step's data off its planned chunk time by more than this updates the kept ratios
 
 
 def speed_key(game: str, options: dict, workers: int) -> str:
@@ -197,6 +198,17 @@ def keep_speed(cache: Path, key: str, entry: dict) -> None:
     known = {**(known if isinstance(known, dict) else {}), key: entry}
     cache.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(known, indent=1) + "\n")
+
+
+def observed_speed(game: str, data: dict, planned: dict, tolerance: float = SPEED_TOLERANCE) -> dict | None:
+    """The ratios a heuristic data phase ran at (its chunks' seconds and decisions against the reference's),
+    where its chunk time is off the ``planned`` ratio by more than ``tolerance`` either way; else None. A
+    heuristic whose caches fill over minutes (Femkortskille's) runs faster than its first seconds read."""
+    ref = costs_for(game)
+    seen = {"chunk": float(f"{data['seconds'] / data['chunks'] / ref.chunk_heuristic:.2g}"),
+            "decisions": float(f"{data['decisions'] / data['chunks'] / ref.decisions_heuristic:.2g}")}  # fmt: skip
+    off = seen["chunk"] / planned["chunk"]
+    return seen if valid_speed(seen) and not 1 / tolerance <= off <= tolerance else None
 
 
 def _speed_job(job: tuple) -> tuple[float, int, int]:
@@ -560,6 +572,8 @@ class PiRun:
             t = time.monotonic()
             rec["data"] = {**collect(self, k, p[f"chunks_{kind}"], policy, pool),
                            "wall_seconds": round(time.monotonic() - t, 1)}  # fmt: skip
+            if kind == "heuristic":
+                self._learn_speed(rec["data"])
             self._save()
         if "fit" not in rec:
             t = time.monotonic()
@@ -577,6 +591,21 @@ class PiRun:
                 atomic_write(self.out / "model.npz", self.step_file(k).read_bytes())
             self.progress.advance(2 * p["gate_games"] * self.costs.gate_game / self.workers)
             self._save()
+
+    def _learn_speed(self, data: dict) -> None:
+        """Where the heuristic's data ran off the planned ratios (:func:`observed_speed`), keep what it ran
+        at for the next runs of this game, configuration and worker count; this run keeps its plan."""
+        seen = None if self.speed is None else observed_speed(self.game.name, data, self.speed)
+        if seen is None:
+            return
+        data["speed_seen"] = seen
+        key = speed_key(self.game.name, self.config.game_options, self.workers)
+        entry = {**seen, "measured": time.strftime("%Y-%m-%d %H:%M"), "from": f"the data of {self.out}"}
+        keep_speed(Path(self.config.cache), key, entry)
+        if not self.config.quiet:
+            print(f"\npi: this step's chunks took {seen['chunk']:g} times the reference's time, planned "
+                  f"{self.speed['chunk']:g}; the next runs plan for that (kept in {self.config.cache}/{SPEED_FILE})",
+                  file=sys.stderr)  # fmt: skip
 
     def _save(self) -> None:
         self.state["elapsed_s"] = round(self.elapsed(), 1)

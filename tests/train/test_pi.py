@@ -34,7 +34,8 @@ def tiny(monkeypatch):
 
 
 def config(out: Path, **kw) -> TrainConfig:
-    values = {"game": GAME, "recipe": "pi", "minutes": 1.0, "workers": 1, "out": str(out), "quiet": True, **kw}
+    values = {"game": GAME, "recipe": "pi", "minutes": 1.0, "workers": 1, "out": str(out), "quiet": True,
+              "cache": str(Path(out).parent / "cache"), **kw}  # fmt: skip
     return TrainConfig(**values)
 
 
@@ -325,3 +326,24 @@ def test_a_budget_too_small_on_any_machine_is_refused_before_timing(tmp_path, mo
     with pytest.raises(TrainError, match="too small for one pi step .* on the cost model's reference machine"):
         train(config(tmp_path / "run", minutes=0.05))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_data_phase_off_its_planned_speed_is_kept_for_the_next_runs_not_this_one(
+    tmp_path, monkeypatch
+):
+    ref = pi.costs_for(GAME)
+    planned = {"chunk": 2.0, "decisions": 1.0}
+    near = {"chunks": 10, "seconds": 10 * 2.2 * ref.chunk_heuristic, "decisions": 10 * ref.decisions_heuristic}
+    assert pi.observed_speed(GAME, near, planned) is None  # 1.1x: within the tolerance
+    fast = {**near, "seconds": 10 * 0.5 * ref.chunk_heuristic, "decisions": 14 * ref.decisions_heuristic}
+    assert pi.observed_speed(GAME, fast, planned) == {"chunk": 0.5, "decisions": 1.4}
+    # in a run: the ratios seen are kept, the plan made before is not changed
+    monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
+    monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
+    monkeypatch.setattr(pi, "known_speed", lambda cache, key: dict(planned))
+    monkeypatch.setattr(pi, "observed_speed", lambda game, data, p: {"chunk": 0.5, "decisions": 1.4})
+    report = train(config(tmp_path / "run", minutes=2.0))
+    assert report["steps"][0]["data"]["speed_seen"] == {"chunk": 0.5, "decisions": 1.4}
+    assert report["plan"] == pi.plan(120.0, pi.scaled(TINY_COSTS, 2.0), TINY_SETTINGS, 1)
+    kept = json.loads((tmp_path / "cache" / pi.SPEED_FILE).read_text())
+    assert [(e["chunk"], e["decisions"]) for e in kept.values()] == [(0.5, 1.4)]
