@@ -20,13 +20,12 @@ spent. Each step, from the current policy (the game's heuristic at first):
 
 The budget is split by :func:`plan` before any work, from a cost model (:func:`costs_for`:
 :data:`DEFAULT_COSTS`, or a game's own ``PI_COSTS``, measured on a reference 2-core machine) scaled by
-this machine's and configuration's speed (:func:`measure_speed`: chunks of the heuristic timed for a few
-seconds at the first run, then kept in ``--cache``/``pi_speed.json`` and in the run's ``state.json``), not
-from the clock: steps of about
-an hour each (one step below two hours), and in each step a share for the gate and the rest for data
-and fit together. So the same command and seed do the same work and give bit-identical weights on any
-run of one machine, and the run ends near its budget (the progress bar's ETA is measured, not the
-model's).
+this machine's and configuration's speed (:mod:`kortmiljo.train.pi_speed`: chunks of the heuristic
+timed for a few seconds at the first run, then kept in ``--cache``/``pi_speed.json`` and in the run's
+``state.json``), not from the clock: steps of about an hour each (one step below two hours), and in
+each step a share for the gate and the rest for data and fit together. So the same command and seed do
+the same work and give bit-identical weights on any run of one machine, and the run ends near its budget
+(the progress bar's ETA is measured, not the model's).
 
 A run directory holds::
 
@@ -56,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from kortmiljo.train import pi_speed
 from kortmiljo.train.config import TrainConfig, TrainError
 
 from kortmiljo.core.files import atomic_write
@@ -134,121 +134,6 @@ def scaled(costs: Costs, chunk: float, decisions: float = 1.0) -> Costs:
         decisions_network=max(1, round(costs.decisions_network * decisions)),
         fit_decision=costs.fit_decision * chunk / decisions, gate_game=costs.gate_game * chunk,
     )  # fmt: skip
-
-
-# ---- this machine's speed: measured once, then kept --------------------------------------------------
-
-SPEED_FILE = "pi_speed.json"
-SPEED_SECONDS = 8.0  # each worker plays chunks this long to warm its caches up, then times them this long
-SPEED_BOUNDS = (0.1, 50.0)  # a ratio outside these is refused (a 6-player table's chunks alone are about 5x)
-REFERENCE = {"chunk": 1.0, "decisions": 1.0}
-SPEED_TOLERANCE = 1.25  # a first step's data off its planned chunk time by more than this updates the kept ratios
-
-
-def speed_key(game: str, options: dict, workers: int) -> str:
-    return json.dumps([game, dict(sorted(options.items())), workers], separators=(",", ":"))
-
-
-def valid_speed(entry) -> dict | None:
-    """``{"chunk": .., "decisions": ..}`` from a kept entry (a bare number: the chunk ratio), or None."""
-    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
-        entry = {"chunk": float(entry), "decisions": 1.0}
-    if not isinstance(entry, dict):
-        return None
-    ratios = [entry.get(k) for k in REFERENCE]
-    lo, hi = SPEED_BOUNDS
-    if all(isinstance(r, (int, float)) and not isinstance(r, bool) and lo <= r <= hi for r in ratios):
-        return {k: float(r) for k, r in zip(REFERENCE, ratios, strict=True)}
-    return None
-
-
-def known_speed(cache: Path, key: str) -> dict | None:
-    """The ratios kept for ``key`` in ``cache/pi_speed.json``, or None."""
-    try:
-        known = json.loads((cache / SPEED_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return valid_speed(known.get(key)) if isinstance(known, dict) else None
-
-
-def measure_speed(game: str, options: dict, workers: int) -> dict:
-    """This machine and configuration against :func:`costs_for`'s reference: ``workers`` processes at
-    once each play chunks of the heuristic on fixed deals for :data:`SPEED_SECONDS` to warm up, then
-    for as long again, timed; ``chunk`` is the ratio of the seconds of a core per chunk, ``decisions`` of the
-    decisions a chunk records (nothing written but a temporary folder)."""
-    seconds, decisions = _time_chunks(game, options, workers)
-    ref = costs_for(game)
-    entry = {"chunk": float(f"{seconds / ref.chunk_heuristic:.2g}"),
-             "decisions": float(f"{decisions / ref.decisions_heuristic:.2g}")}  # fmt: skip
-    if valid_speed(entry) is None:
-        raise TrainError(f"this machine played an oracle chunk in {seconds:.2f} s of a core ({decisions:.0f} "
-                         f"decisions), {entry} times the reference's; outside {SPEED_BOUNDS}, so pi cannot "
-                         "plan a budget here")  # fmt: skip
-    return {**entry, "chunk_seconds": round(seconds, 4), "decisions_per_chunk": round(decisions, 1),
-            "measured": time.strftime("%Y-%m-%d %H:%M")}  # fmt: skip
-
-
-def keep_speed(cache: Path, key: str, entry: dict) -> None:
-    """Add ``entry`` under ``key`` to ``cache/pi_speed.json`` (atomically), for the next runs to plan alike."""
-    path = cache / SPEED_FILE
-    try:
-        known = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        known = {}
-    known = {**(known if isinstance(known, dict) else {}), key: entry}
-    cache.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(known, indent=1) + "\n")
-
-
-def observed_speed(game: str, data: dict, planned: dict, tolerance: float = SPEED_TOLERANCE) -> dict | None:
-    """The ratios a heuristic data phase ran at (its chunks' seconds and decisions against the reference's),
-    where its chunk time is off the ``planned`` ratio by more than ``tolerance`` either way; else None. A
-    heuristic whose caches fill over minutes (Femkortskille's) runs faster than its first seconds read."""
-    ref = costs_for(game)
-    seen = {"chunk": float(f"{data['seconds'] / data['chunks'] / ref.chunk_heuristic:.2g}"),
-            "decisions": float(f"{data['decisions'] / data['chunks'] / ref.decisions_heuristic:.2g}")}  # fmt: skip
-    off = seen["chunk"] / planned["chunk"]
-    return seen if valid_speed(seen) and not 1 / tolerance <= off <= tolerance else None
-
-
-def _speed_job(job: tuple) -> tuple[float, int, int]:
-    """One worker's timing: (seconds, chunks, decisions) of the chunks after its warm-up."""
-    from kortmiljo.agents.registry import make_agent
-    from kortmiljo.agents.search import SearchPolicy
-    from kortmiljo.train.expert_data import CHUNK_GAMES
-    from kortmiljo.train.oracle_data import play_chunk
-
-    from kortmiljo.core.registry import load_game
-
-    game_name, options, w, budget = job
-    game = load_game(game_name, **options)
-    stages = SearchPolicy(game, seed=0)
-
-    def chunk(j: int) -> int:
-        policy = make_agent("heuristic", game, seed=j)
-        return len(play_chunk(game, policy, stages, CHUNK_GAMES, 9_000_000 + j, Settings.explore)["action"])
-
-    t, j = time.monotonic(), 1000 * w
-    while time.monotonic() - t < budget:  # warm-up: a heuristic's caches fill in the first seconds
-        chunk(j)
-        j += 1
-    t, chunks, decisions = time.monotonic(), 0, 0
-    while time.monotonic() - t < budget:
-        decisions += chunk(j + chunks)
-        chunks += 1
-    return time.monotonic() - t, chunks, decisions
-
-
-def _time_chunks(game: str, options: dict, workers: int) -> tuple[float, float]:
-    """Seconds of one core and decisions per heuristic chunk, ``workers`` processes playing at once."""
-    jobs = [(game, options, w, SPEED_SECONDS) for w in range(workers)]
-    if workers > 1:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            runs = pool.map(_speed_job, jobs, chunksize=1)
-    else:
-        runs = [_speed_job(jobs[0])]
-    chunks = sum(r[1] for r in runs)
-    return sum(r[0] for r in runs) / chunks, sum(r[2] for r in runs) / chunks
 
 
 # ---- the budget split ------------------------------------------------------------------------------
@@ -496,15 +381,15 @@ class PiRun:
     def _speed(self, budget: float) -> dict:
         """The ratios to the reference the plan is made for (:func:`scaled`): the run's own on resume
         (the reference's for a run from before they were kept), else those kept in ``--cache`` for this
-        game, configuration and worker count, else measured (:func:`measure_speed`; kept by :meth:`run`
-        once the run starts). A budget too small for one step even on a machine 10 times the
+        game, configuration and worker count, else measured (:func:`~kortmiljo.train.pi_speed.measure_speed`;
+        kept by :meth:`run` once the run starts). A budget too small for one step even on a machine 10 times the
         reference's speed is refused before anything is timed."""
         if self.state:
-            return valid_speed(self.state.get("speed")) or dict(REFERENCE)
+            return pi_speed.valid_speed(self.state.get("speed")) or dict(pi_speed.REFERENCE)
         from kortmiljo.train.checkpoints import check_writable
 
         base = costs_for(self.game.name)
-        fastest = minimum_budget(scaled(base, 0.1), self.settings, self.workers)
+        fastest = minimum_budget(scaled(base, pi_speed.SPEED_BOUNDS[0]), self.settings, self.workers)
         if budget < fastest:
             least = minimum_budget(base, self.settings, self.workers)
             raise TrainError(f"a budget of {budget / 60:.1f} minutes is too small for one pi step (at least about "
@@ -512,12 +397,14 @@ class PiRun:
                              "reference machine)")  # fmt: skip
         cache = Path(self.config.cache)
         check_writable(cache, "--cache")
-        key = speed_key(self.game.name, self.config.game_options, self.workers)
-        speed = known_speed(cache, key)
+        key = pi_speed.speed_key(self.game.name, self.config.game_options, self.workers)
+        speed = pi_speed.known_speed(cache, key)
         if speed is None:
-            entry = measure_speed(self.game.name, self.config.game_options, self.workers)
+            entry = pi_speed.measure_speed(
+                self.game.name, self.config.game_options, self.workers, base, Settings.explore
+            )
             self.new_speed = (cache, key, entry)
-            speed = valid_speed(entry)
+            speed = pi_speed.valid_speed(entry)
         return speed
 
     def _start_policy(self) -> str:
@@ -540,11 +427,11 @@ class PiRun:
         atomic_write(self.out / "args.json", json.dumps(c.to_dict(), indent=1))
         if self.new_speed:
             cache, key, entry = self.new_speed
-            keep_speed(cache, key, entry)
+            pi_speed.keep_speed(cache, key, entry)
             if not c.quiet:
                 print(f"pi: a heuristic chunk here takes {entry['chunk']:g} times the cost model's reference time "
                       f"and records {entry['decisions']:g} times its decisions; the budget is planned for that "
-                      f"(kept in {cache / SPEED_FILE} for the next runs)", file=sys.stderr)  # fmt: skip
+                      f"(kept in {cache / pi_speed.SPEED_FILE} for the next runs)", file=sys.stderr)  # fmt: skip
         self._save()
         self.progress = Progress(self._planned(), self._planned_done(), not (c.no_progress or c.quiet))
         self.t0, self.elapsed0 = time.monotonic(), self.state["elapsed_s"]
@@ -593,18 +480,20 @@ class PiRun:
             self._save()
 
     def _learn_speed(self, data: dict) -> None:
-        """Where the heuristic's data ran off the planned ratios (:func:`observed_speed`), keep what it ran
-        at for the next runs of this game, configuration and worker count; this run keeps its plan."""
-        seen = None if self.speed is None else observed_speed(self.game.name, data, self.speed)
+        """Where the heuristic's data ran off the planned ratios
+        (:func:`~kortmiljo.train.pi_speed.observed_speed`), keep what it ran at for the next runs of this
+        game, configuration and worker count; this run keeps its plan."""
+        seen = None if self.speed is None else pi_speed.observed_speed(data, self.speed, costs_for(self.game.name))
         if seen is None:
             return
         data["speed_seen"] = seen
-        key = speed_key(self.game.name, self.config.game_options, self.workers)
+        key = pi_speed.speed_key(self.game.name, self.config.game_options, self.workers)
         entry = {**seen, "measured": time.strftime("%Y-%m-%d %H:%M"), "from": f"the data of {self.out}"}
-        keep_speed(Path(self.config.cache), key, entry)
+        pi_speed.keep_speed(Path(self.config.cache), key, entry)
         if not self.config.quiet:
+            kept = Path(self.config.cache) / pi_speed.SPEED_FILE
             print(f"\npi: this step's chunks took {seen['chunk']:g} times the reference's time, planned "
-                  f"{self.speed['chunk']:g}; the next runs plan for that (kept in {self.config.cache}/{SPEED_FILE})",
+                  f"{self.speed['chunk']:g}; the next runs plan for that (kept in {kept})",
                   file=sys.stderr)  # fmt: skip
 
     def _save(self) -> None:

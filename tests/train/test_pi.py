@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from kortmiljo.agents.pretrained import read_weights
 from kortmiljo.agents.registry import make_agent
-from kortmiljo.train import pi
+from kortmiljo.train import pi, pi_speed
 from kortmiljo.train.config import TrainConfig, TrainError
 from kortmiljo.train.recipes import train
 
@@ -30,7 +30,9 @@ def tiny(monkeypatch):
     """pi's settings and cost model shrunk so that a minute of budget is one step of seconds."""
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: dict(pi.REFERENCE))  # the reference's speed, not timed
+    monkeypatch.setattr(
+        pi_speed, "known_speed", lambda cache, key: dict(pi_speed.REFERENCE)
+    )  # the reference's speed, not timed
 
 
 def config(out: Path, **kw) -> TrainConfig:
@@ -244,15 +246,17 @@ def chunks(steps: list[dict]) -> list:
 
 def test_the_machine_speed_is_measured_on_fixed_deals_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(pi, "SPEED_SECONDS", 1.0)
-    entry = pi.measure_speed(GAME, {}, workers=1)
-    assert pi.valid_speed(entry) is not None and entry["chunk_seconds"] > 0
+    monkeypatch.setattr(pi_speed, "SPEED_SECONDS", 1.0)
+    entry = pi_speed.measure_speed(GAME, {}, 1, pi.costs_for(GAME), 0.05)
+    assert pi_speed.valid_speed(entry) is not None and entry["chunk_seconds"] > 0
     ref = pi.costs_for(GAME)
     assert entry["chunk"] == pytest.approx(entry["chunk_seconds"] / ref.chunk_heuristic, rel=0.05)
     assert entry["decisions"] == pytest.approx(entry["decisions_per_chunk"] / ref.decisions_heuristic, rel=0.05)
     assert list(tmp_path.iterdir()) == []
     # a 6-player table records more decisions a chunk than the reference's 4 players
-    assert pi.measure_speed(GAME, {"num_players": 6}, workers=1)["decisions"] > entry["decisions"]
+    assert (
+        pi_speed.measure_speed(GAME, {"num_players": 6}, 1, pi.costs_for(GAME), 0.05)["decisions"] > entry["decisions"]
+    )
 
 
 def test_scaled_costs_follow_the_chunks_time_and_decisions():
@@ -268,11 +272,11 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
     measured = []
 
-    def measure(game, options, workers):
+    def measure(game, options, workers, ref, explore):
         measured.append((game, workers))
         return {"chunk": 2.0, "decisions": 1.0, "chunk_seconds": 30.0, "measured": "now"}
 
-    monkeypatch.setattr(pi, "measure_speed", measure)
+    monkeypatch.setattr(pi_speed, "measure_speed", measure)
     cache = tmp_path / "cache"
     first = pi.PiRun(config(tmp_path / "a", minutes=2.0, cache=str(cache)))
     first.resolve()
@@ -284,7 +288,7 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
     assert report["machine_speed"] == {"chunk": 2.0, "decisions": 1.0}
     assert "taking 2 times the cost model's reference time" in (tmp_path / "a" / "model.md").read_text()
     assert measured == [(GAME, 1), (GAME, 1)]
-    kept = json.loads((cache / pi.SPEED_FILE).read_text())
+    kept = json.loads((cache / pi_speed.SPEED_FILE).read_text())
     assert [e["chunk"] for e in kept.values()] == [2.0]
     # the same command again: the kept speed, no new measure, the same plan and weights
     again = train(config(tmp_path / "b", minutes=2.0, cache=str(cache)))
@@ -292,58 +296,56 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
     a, b = (read_weights(p / "steps" / "step_00.npz") for p in (tmp_path / "a", tmp_path / "b"))
     assert all(x.tobytes() == y.tobytes() for (x, _), (y, _) in zip(a.actor, b.actor, strict=True))
     # other workers or another configuration: measured anew
-    assert pi.known_speed(cache, pi.speed_key(GAME, {}, 2)) is None
-    assert pi.known_speed(cache, pi.speed_key(GAME, {"players": 3}, 1)) is None
+    assert pi_speed.known_speed(cache, pi_speed.speed_key(GAME, {}, 2)) is None
+    assert pi_speed.known_speed(cache, pi_speed.speed_key(GAME, {"players": 3}, 1)) is None
 
 
 def test_a_resumed_run_keeps_its_own_speed(tmp_path, monkeypatch):
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: {"chunk": 2.0, "decisions": 1.0})
+    monkeypatch.setattr(pi_speed, "known_speed", lambda cache, key: {"chunk": 2.0, "decisions": 1.0})
     out = tmp_path / "run"
     train(config(out, minutes=2.0))
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: {"chunk": 5.0, "decisions": 1.0})  # changed since
+    monkeypatch.setattr(pi_speed, "known_speed", lambda cache, key: {"chunk": 5.0, "decisions": 1.0})  # changed since
     run = pi.PiRun(config(out, resume=True, minutes=None))
     run.resolve()
     assert run.speed["chunk"] == 2.0 and chunks(run.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
 
 
 def test_a_kept_speed_that_is_not_a_pair_of_ratios_in_bounds_is_measured_again(tmp_path):
-    key = pi.speed_key(GAME, {}, 1)
+    key = pi_speed.speed_key(GAME, {}, 1)
     for bad in ('{"K": {"chunk": 2.0}}', '{"K": {"chunk": 1e9, "decisions": 1.0}}', "[1, 2]", "not json"):
-        (tmp_path / pi.SPEED_FILE).write_text(bad.replace('"K"', json.dumps(key)))
-        assert pi.known_speed(tmp_path, key) is None
-    pi.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "measured": "now"})
-    assert pi.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5}
+        (tmp_path / pi_speed.SPEED_FILE).write_text(bad.replace('"K"', json.dumps(key)))
+        assert pi_speed.known_speed(tmp_path, key) is None
+    pi_speed.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "measured": "now"})
+    assert pi_speed.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5}
 
 
 def test_a_budget_too_small_on_any_machine_is_refused_before_timing(tmp_path, monkeypatch):
     def measure(*a):
         raise AssertionError("timed")
 
-    monkeypatch.setattr(pi, "measure_speed", measure)
+    monkeypatch.setattr(pi_speed, "measure_speed", measure)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(TrainError, match="too small for one pi step .* on the cost model's reference machine"):
         train(config(tmp_path / "run", minutes=0.05))
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_data_phase_off_its_planned_speed_is_kept_for_the_next_runs_not_this_one(
-    tmp_path, monkeypatch
-):
+def test_a_data_phase_off_its_planned_speed_is_kept_for_the_next_runs_not_this_one(tmp_path, monkeypatch):
     ref = pi.costs_for(GAME)
     planned = {"chunk": 2.0, "decisions": 1.0}
     near = {"chunks": 10, "seconds": 10 * 2.2 * ref.chunk_heuristic, "decisions": 10 * ref.decisions_heuristic}
-    assert pi.observed_speed(GAME, near, planned) is None  # 1.1x: within the tolerance
+    assert pi_speed.observed_speed(near, planned, ref) is None  # 1.1x: within the tolerance
     fast = {**near, "seconds": 10 * 0.5 * ref.chunk_heuristic, "decisions": 14 * ref.decisions_heuristic}
-    assert pi.observed_speed(GAME, fast, planned) == {"chunk": 0.5, "decisions": 1.4}
+    assert pi_speed.observed_speed(fast, planned, ref) == {"chunk": 0.5, "decisions": 1.4}
     # in a run: the ratios seen are kept, the plan made before is not changed
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
-    monkeypatch.setattr(pi, "known_speed", lambda cache, key: dict(planned))
-    monkeypatch.setattr(pi, "observed_speed", lambda game, data, p: {"chunk": 0.5, "decisions": 1.4})
+    monkeypatch.setattr(pi_speed, "known_speed", lambda cache, key: dict(planned))
+    monkeypatch.setattr(pi_speed, "observed_speed", lambda data, p, ref: {"chunk": 0.5, "decisions": 1.4})
     report = train(config(tmp_path / "run", minutes=2.0))
     assert report["steps"][0]["data"]["speed_seen"] == {"chunk": 0.5, "decisions": 1.4}
     assert report["plan"] == pi.plan(120.0, pi.scaled(TINY_COSTS, 2.0), TINY_SETTINGS, 1)
-    kept = json.loads((tmp_path / "cache" / pi.SPEED_FILE).read_text())
+    kept = json.loads((tmp_path / "cache" / pi_speed.SPEED_FILE).read_text())
     assert [(e["chunk"], e["decisions"]) for e in kept.values()] == [(0.5, 1.4)]
