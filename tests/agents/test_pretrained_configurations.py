@@ -113,18 +113,18 @@ def test_names_are_what_config_takes_sorted_and_read_back():
 
 # ---- resolution ---------------------------------------------------------------------------------
 def test_pretrained_plays_the_file_shipped_for_the_configuration(weights):
-    game = load_game("femkortskille", num_players=3)
-    tiny_weights(weights / "femkortskille@num_players=3_v1.npz", game)
+    game = load_game("femkortskille", num_players=5)
+    tiny_weights(weights / "femkortskille@num_players=5_v1.npz", game)
     assert P.weights_path("femkortskille", 1, P.non_default(game)).exists()
     for name in ("pretrained", "pretrained_v1"):
-        p = make_agent(name, "femkortskille", config={"num_players": 3}, seed=0)
-        assert p.name == "pretrained_v1" and Path(p.weights.source).name == "femkortskille@num_players=3_v1.npz"
+        p = make_agent(name, "femkortskille", config={"num_players": 5}, seed=0)
+        assert p.name == "pretrained_v1" and Path(p.weights.source).name == "femkortskille@num_players=5_v1.npz"
         play_full_game(game, p)
     assert {"pretrained", "pretrained_v1"} <= set(available_agents(game))
     assert "pretrained_v2" not in available_agents(game)
-    with pytest.raises(ValueError, match=r"no pretrained_v2 ships for femkortskille with num_players=3 \(it has v1\)"):
+    with pytest.raises(ValueError, match=r"no pretrained_v2 ships for femkortskille with num_players=5 \(it has v1\)"):
         make_agent("pretrained_v2", game)
-    with pytest.raises(ValueError, match="pretrained_v9 does not exist.*num_players=3 has v1"):
+    with pytest.raises(ValueError, match="pretrained_v9 does not exist.*num_players=5 has v1"):
         make_agent("pretrained_v9", game)
 
 
@@ -143,12 +143,13 @@ def test_pretrained_is_the_newest_for_the_configuration_and_vn_its_own(weights):
 
 
 def test_a_configuration_without_an_agent_gets_one_error_that_says_what_exists_and_how_to_make_one(weights):
-    tiny_weights(weights / "femkortskille@num_players=3_v1.npz", load_game("femkortskille", num_players=3))
+    tiny_weights(weights / "femkortskille@num_players=7_v1.npz", load_game("femkortskille", num_players=7))
     with pytest.raises(ValueError) as err:
         make_agent("pretrained", "femkortskille", config={"num_players": 5})
     text = str(err.value)
     assert "no pretrained agent ships for femkortskille with num_players=5" in text  # the game and configuration
-    assert "femkortskille with a pretrained agent: default (v1-v5), num_players=3 (v1)" in text  # what exists
+    # what exists: the shipped 3-player agent and this test's 7-player file
+    assert "femkortskille with a pretrained agent: default (v1-v5), num_players=3 (v1), num_players=7 (v1)" in text
     assert (
         "kortmiljo train femkortskille --config num_players=5 --recipe pi --hours 2 --out DIR, "
         "then play it with --agents DIR/model.npz" in text
@@ -174,16 +175,14 @@ def test_help_lists_the_shipped_configurations(command, weights, capsys):
         assert cli.main([command, "--help"]) == 0
         return " ".join(capsys.readouterr().out.split())
 
-    text = listed()
-    assert "ships for (a game alone: its default configuration): femkortskille (v1-v5), spokelse (v1), " \
-        "sproyte (v1-v7)" in text and "@" not in text  # fmt: skip
-    tiny_weights(weights / "femkortskille@num_players=3_v1.npz", load_game("femkortskille", num_players=3))
-    assert P.shipped_configurations() == [
-        "femkortskille (v1-v5)", "femkortskille num_players=3 (v1)", "spokelse (v1)", "sproyte (v1-v7)"
-    ]  # fmt: skip
+    text, before = listed(), P.shipped_configurations()
+    assert "ships for (a game alone: its default configuration): " + ", ".join(before) in text and "@" not in text
+    assert before[0] == "femkortskille (v1-v5)" and "sproyte (v1-v7)" in before
+    tiny_weights(weights / "femkortskille@num_players=5_v1.npz", load_game("femkortskille", num_players=5))
+    assert P.shipped_configurations() == sorted([*before, "femkortskille num_players=5 (v1)"])
     assert ", ".join(P.shipped_configurations()) in listed()
-    (weights / "femkortskille@num_players=3_v1.npz").unlink()
-    assert "femkortskille num_players=3 (v1)" not in listed()
+    (weights / "femkortskille@num_players=5_v1.npz").unlink()
+    assert "femkortskille num_players=5 (v1)" not in listed()
 
 
 def test_the_benchmark_plays_the_configurations_agent_and_skips_it_where_none_ships(weights, monkeypatch):
