@@ -64,7 +64,9 @@ def agent_help() -> str:
     from .pretrained import shipped_configurations
 
     have = ", ".join(shipped_configurations()) or "none"
-    return f"{AGENT_HELP}; pretrained[_vN] ships for (a game alone: its default configuration): {have}"
+    return (f"{AGENT_HELP}; pretrained[_vN] ships for (a game alone: its default configuration): {have}; "
+            "for another, train one with kortmiljo train GAME --config KEY=VALUE --recipe pi --hours 2 "
+            "--out DIR and play DIR/model.npz")  # fmt: skip
 
 
 def resolve_name(name: str, game: str | Game) -> str:

@@ -177,6 +177,7 @@ def test_help_lists_the_shipped_configurations(command, weights, capsys):
 
     text, before = listed(), P.shipped_configurations()
     assert "ships for (a game alone: its default configuration): " + ", ".join(before) in text and "@" not in text
+    assert "train one with kortmiljo train GAME --config KEY=VALUE --recipe pi --hours 2" in text  # how to make one
     assert before[0] == "femkortskille (v1-v5)" and "sproyte (v1-v7)" in before
     tiny_weights(weights / "femkortskille@num_players=5_v1.npz", load_game("femkortskille", num_players=5))
     assert P.shipped_configurations() == sorted([*before, "femkortskille num_players=5 (v1)"])
