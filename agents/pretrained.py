@@ -55,8 +55,9 @@ import math
 import re
 import shlex
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,8 @@ _FILE_NAME = re.compile(r"(?P<game>[A-Za-z0-9_]+?)(?:@(?P<config>[^@]+))?_v(?P<v
 _LABEL_CHARS = re.compile(r"[A-Za-z0-9_.+\-=,()]+")  # what a file name may hold on every system
 
 
-class Shipped(NamedTuple):
+@dataclass(frozen=True)
+class Shipped:
     """One shipped weights file: the agent ``pretrained_v<version>`` of ``game`` in the configuration
     whose options other than the defaults are ``config`` (``{}``: the default configuration)."""
 
