@@ -67,7 +67,7 @@ from kortmiljo.core.game import Game
 from kortmiljo.core.options import parse_options
 
 from .base import Policy, choose_from_logits
-from .trained import fingerprint_differences
+from .trained import _normal, fingerprint_differences
 
 FORMAT = "kortmiljo-mlp/1"
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -102,16 +102,8 @@ def non_default(game: Game) -> dict:
     """The options of ``game`` that differ from their defaults, as JSON values (tuples as lists):
     the configuration a weights file is named and looked up by. Values that compare equal as JSON
     (a list given for a tuple default) are the default, as the fingerprint counts them."""
-    out = {}
-    for key, value in game.config.items():
-        mine, default = _json_value(value), _json_value(game.definition.options[key].default)
-        if mine != default:
-            out[key] = mine
-    return out
-
-
-def _json_value(x: Any) -> Any:
-    return json.loads(json.dumps(x, default=str))
+    defaults = _normal({k: opt.default for k, opt in game.definition.options.items()})
+    return {k: v for k, v in _normal(game.config).items() if v != defaults[k]}
 
 
 def _value_text(v: Any) -> str:
@@ -133,7 +125,7 @@ def config_label(config: dict) -> str:
     (``ValueError``) where it would not read back as ``config`` or holds characters a file name
     should not."""
     text = config_text(config)
-    if not config or not _LABEL_CHARS.fullmatch(text) or _parse_label(text) != _json_value(config):
+    if not config or not _LABEL_CHARS.fullmatch(text) or _parse_label(text) != _normal(config):
         raise ValueError(
             f"the configuration {text or '(default)'} cannot name a weights file: a file name holds the "
             "non-default options as key=value pairs of letters, digits, '.', '+', '-' and (a,b) tuples"
@@ -143,7 +135,7 @@ def config_label(config: dict) -> str:
 
 def _parse_label(text: str) -> dict | None:
     try:
-        return _json_value(parse_options([text]))
+        return _normal(parse_options([text]))
     except ValueError:
         return None
 

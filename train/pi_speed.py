@@ -32,9 +32,7 @@ def speed_key(game: str, options: dict, workers: int) -> str:
 
 
 def valid_speed(entry) -> dict | None:
-    """``{"chunk": .., "decisions": ..}`` from a kept entry (a bare number: the chunk ratio), or None."""
-    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
-        entry = {"chunk": float(entry), "decisions": 1.0}
+    """``{"chunk": .., "decisions": ..}`` from a kept entry, or None."""
     if not isinstance(entry, dict):
         return None
     ratios = [entry.get(k) for k in REFERENCE]
