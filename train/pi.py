@@ -368,7 +368,7 @@ class PiRun:
         self.advisor = newest_heuristic(self.game.name)  # the student's input and the scores' baseline
         self.settings = self.settings or settings_for(self.game.name)
         self.state = _read_state(self.out) if c.resume else {}
-        budget = budget_seconds(c)
+        self.budget = budget = budget_seconds(c)
         start = None if self.state else self._start_policy()  # --init checked before the machine is timed
         self.speed, self.new_speed = None, None
         if self.costs is None:

@@ -78,7 +78,7 @@ def pi_report(run) -> dict:
     adopted = [s for s in steps if s["adopted"]]
     return {
         "recipe": "pi", "game": c.game, "game_options": c.game_options, "seed": c.seed, "workers": run.workers,
-        "command": c.command_line(), "out": str(run.out), "budget_seconds": pi_budget(c),
+        "command": c.command_line(), "out": str(run.out), "budget_seconds": run.budget,
         "machine_speed": run.state.get("speed"),
         "elapsed_seconds": state["elapsed_s"],
         "gate_rule": "adopt iff the lower end of the 95 % interval of the per-deal (student - current) "
@@ -87,10 +87,6 @@ def pi_report(run) -> dict:
         "model": "model.npz" if adopted else None,
         "margin_vs_heuristic": adopted[-1]["margin_vs_heuristic"] if adopted else None,
     }  # fmt: skip
-
-
-def pi_budget(c) -> float:
-    return c.hours * 3600 if c.hours is not None else c.minutes * 60
 
 
 def _interval(m: dict | None) -> str:
