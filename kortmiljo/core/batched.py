@@ -17,11 +17,17 @@ generator passed in ``rngs[i]``, and uses it exactly as the scalar engine's
 episodes can be cut off; the base keeps it all False otherwise), ``reset(decks, dealers,
 lanes)``, ``legal_mask() -> [B, A]``, ``legal_actions(lane)``, ``step(actions, lanes)``
 (checking every stepped lane before changing any; :meth:`BatchedEngine.raise_illegal` names
-the first bad one), ``observe(seats, lanes)``, ``unseen(seats, lanes)`` and ``info()``.
+the first bad one), ``observe(seats, lanes)``, ``unseen(seats, lanes)`` and ``info()``. It lists
+in ``LANE_STATE`` the names of every array that holds per-lane state (each owning its data, lane
+axis first, or flat and lane-major ``[B * k]``; not views of them, nor constants built with a lane
+axis), which is what :meth:`BatchedEngine.copy_lanes` copies; a cached legal mask is kept in
+``_mask`` and the auto-reset lanes' final views in ``_final`` (both None by default), so that a
+copy can drop the one and carry the other.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -63,11 +69,17 @@ class BatchedEngine:
     """
 
     NAME: ClassVar[str]
+    # the per-lane state arrays, copied by copy_lanes (see the module docstring)
+    LANE_STATE: ClassVar[tuple[str, ...]] = ()
 
     game: Game
     current_player: np.ndarray
     rewards: np.ndarray
     terminal: np.ndarray
+    # the legal mask of every lane while it is cached (None: computed anew when asked for)
+    _mask: np.ndarray | None = None
+    # the auto-reset lanes' final views, {"lanes": [k], name: [k, …] or {name: [k, …]}} (None: none)
+    _final: dict | None = None
 
     def __init__(
         self,
@@ -144,6 +156,62 @@ class BatchedEngine:
         if lanes.size and (lanes.min() < 0 or lanes.max() >= self.num_envs):
             raise ValueError(f"lane indices must be 0..{self.num_envs - 1}")
         return lanes
+
+    def copy_lanes(self, src: int, dst, rngs: Sequence[Any] | None = None) -> None:
+        """Make lanes ``dst`` (indices or a bool mask, ``src`` not among them) exact copies of lane ``src``.
+
+        Every ``LANE_STATE`` array's rows are copied, the cached mask is dropped, and the record
+        ``final_observation``/``final_info`` keep of the last step's auto-reset lanes follows:
+        ``dst`` lanes show what ``src`` shows there. Each ``dst`` lane gets its own random
+        stream: ``rngs[i]`` for ``dst[i]`` (one generator per lane, used as given), or by default
+        a copy of ``src``'s generator (``copy.deepcopy``), so that the copies also deal the same
+        later deals. A bad ``src``, ``dst`` or ``rngs`` raises ValueError before anything changes.
+        """
+        B = self.num_envs
+        if not is_int(src) or not 0 <= src < B:
+            raise ValueError(f"src must be a lane index 0..{B - 1}, got {short_repr(src)}")
+        src = int(src)
+        D = self._lanes(dst)
+        if np.any(D == src):
+            raise ValueError(f"dst must not hold the source lane {src}")
+        if np.unique(D).size != D.size:
+            raise ValueError("dst must not name a lane twice")
+        if rngs is not None:
+            rngs = list(rngs)
+            if len(rngs) != D.size:
+                raise ValueError(f"rngs must hold one generator per dst lane ({D.size}), got {len(rngs)}")
+        if D.size == 0:
+            return
+        for name in self.LANE_STATE:
+            a = getattr(self, name)
+            if a.shape[0] != B:  # a flat lane-major [B * k] array
+                a = a.reshape(B, -1)
+            a[D] = a[src]
+        self._mask = None
+        if self._final is not None:
+            self._final = self._copy_final(self._final, src, D)
+        for i, d in enumerate(D.tolist()):
+            self.rngs[d] = rngs[i] if rngs is not None else copy.deepcopy(self.rngs[src])
+
+    @staticmethod
+    def _copy_final(final: dict, src: int, D: np.ndarray) -> dict:
+        """``final`` (the ``_final`` record) with lanes ``D`` showing what lane ``src`` shows."""
+        L = final["lanes"]
+        rows = np.flatnonzero(~np.isin(L, D))
+        lanes = L[rows]
+        j = np.flatnonzero(L == src)
+        if j.size:
+            rows = np.concatenate((rows, np.repeat(j, D.size)))
+            lanes = np.concatenate((lanes, D))
+        order = np.argsort(lanes, kind="stable")
+        rows = rows[order]
+
+        def take(v: Any) -> Any:
+            return {k: take(x) for k, x in v.items()} if isinstance(v, dict) else v[rows]
+
+        out = take(final)
+        out["lanes"] = lanes[order]
+        return out
 
     def done(self) -> np.ndarray:
         """``[B]`` bool: the lanes whose game is over (terminated or truncated)."""

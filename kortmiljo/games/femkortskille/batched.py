@@ -129,6 +129,14 @@ class BatchedFemkortskille(BatchedEngine):
     """
 
     NAME = "femkortskille"
+    # per-lane state (setup's "state", the pot carried between episodes included; the flat *f arrays
+    # are views of these, _all_n a constant), what copy_lanes copies
+    LANE_STATE = tuple(
+        "_deck _ptr _hand _kn _held _status _stake _round_bet _won _net _knocked _skit _need _active _pot "
+        "_pot_carried carry _pot_won _deals _dealer _phase _cp _circle _any_knock _hbet _pending _level "
+        "_raises _n_active _leader _trick_len _trick_rank _highest _winning _trick_no _winner "
+        "_ended_truncated _obs rewards terminal truncated".split()
+    )
 
     def setup(self) -> None:
         spec = self.game  # the configured game: layout, action table, stakes

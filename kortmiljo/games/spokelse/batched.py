@@ -85,6 +85,14 @@ class BatchedSpokelse(BatchedEngine):
     """
 
     NAME = "spokelse"
+    # per-lane state (setup's "state"; _ev_tot and _ev_cnt are flat [B * n]; _unseen_flat and _of are
+    # views, _rowbase a constant), what copy_lanes copies. _has_cut and _countdown need no copy: a
+    # copy of a cut lane finds _has_cut already set, and _countdown bounds the steps of every live lane, src too
+    LANE_STATE = tuple(
+        "_deck _ptr _turn _cut _pile _plen _ghost _slots _owner_known _public _swapped _disc_by _hand "
+        "_from_stock _phase _cp _dealer round_no totals last_sums _has_sums _unseen _ev_tot _ev_cnt _obs "
+        "rewards terminal truncated".split()
+    )
 
     def setup(self) -> None:
         spec = self.game  # the configured game: layout offsets, point table, deck

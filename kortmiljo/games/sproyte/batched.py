@@ -136,6 +136,13 @@ class BatchedSproyte(BatchedEngine):
     """
 
     NAME = "sproyte"
+    # per-lane state (setup's "state"; _uf, _of and _rows are views of _unseen and _obs, _rowbase and
+    # _all3 constants), what copy_lanes copies
+    LANE_STATE = tuple(
+        "_deck _loc _dealer _phase _cp _prep _carry _ex_count _ex_limit _pile_pos _shown _shown_holder "
+        "_contract _trump _talon_taker _trick _tlen _leader _led _last _tricks _trick_no deal_no totals "
+        "final_points _unseen _obs rewards terminal truncated _cut".split()
+    )
 
     def setup(self) -> None:
         spec = self.game  # the configured game: layout offsets, quotas, deck
