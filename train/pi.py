@@ -123,13 +123,14 @@ def costs_for(game: str) -> Costs:
     return game_setting(game, "PI_COSTS", DEFAULT_COSTS)
 
 
-def scaled(costs: Costs, chunk: float, decisions: float = 1.0) -> Costs:
-    """``costs`` where a heuristic chunk takes ``chunk`` times the reference's time and records ``decisions``
-    times its decisions (this machine, this configuration): chunks and gate games scale by ``chunk``, the
-    decisions a chunk records by ``decisions``, and a fit's cost per decision by ``chunk / decisions`` (the
-    machine's own slowness, roughly)."""
+def scaled(costs: Costs, chunk: float, decisions: float = 1.0, data: float = 1.0) -> Costs:
+    """``costs`` where a heuristic chunk takes ``chunk`` times the reference's time on the scalar path and
+    records ``decisions`` times its decisions (this machine, this configuration), and the data's chunks
+    take ``data`` times the scalar path's (the batched lanes): chunks scale by ``chunk * data``, gate games
+    by ``chunk``, the decisions a chunk records by ``decisions``, and a fit's cost per decision by ``chunk /
+    decisions`` (the machine's own slowness, roughly)."""
     return dataclasses.replace(
-        costs, chunk_heuristic=costs.chunk_heuristic * chunk, chunk_network=costs.chunk_network * chunk,
+        costs, chunk_heuristic=costs.chunk_heuristic * chunk * data, chunk_network=costs.chunk_network * chunk * data,
         decisions_heuristic=max(1, round(costs.decisions_heuristic * decisions)),
         decisions_network=max(1, round(costs.decisions_network * decisions)),
         fit_decision=costs.fit_decision * chunk / decisions, gate_game=costs.gate_game * chunk,
@@ -373,7 +374,8 @@ class PiRun:
         self.speed, self.new_speed = None, None
         if self.costs is None:
             self.speed = self._speed(budget)
-            self.costs = scaled(costs_for(self.game.name), self.speed["chunk"], self.speed["decisions"])
+            self.costs = scaled(costs_for(self.game.name), self.speed["chunk"], self.speed["decisions"],
+                                self.speed["data"])  # fmt: skip
         self.steps = plan(budget, self.costs, self.settings, self.workers)
         if not self.state:
             self.state = {"format": STATE_FORMAT, "current": start, "steps": [], "elapsed_s": 0.0, "speed": self.speed}
@@ -385,7 +387,7 @@ class PiRun:
         kept by :meth:`run` once the run starts). A budget too small for one step even on a machine 10 times the
         reference's speed is refused before anything is timed."""
         if self.state:
-            return pi_speed.valid_speed(self.state.get("speed")) or dict(pi_speed.REFERENCE)
+            return pi_speed.valid_speed(self.state.get("speed")) or pi_speed.valid_speed(pi_speed.REFERENCE)
         from kortmiljo.train.checkpoints import check_writable
 
         base = costs_for(self.game.name)
@@ -398,7 +400,7 @@ class PiRun:
         cache = Path(self.config.cache)
         check_writable(cache, "--cache")
         key = pi_speed.speed_key(self.game.name, self.config.game_options, self.workers)
-        speed = pi_speed.known_speed(cache, key)
+        speed = pi_speed.valid_speed(pi_speed.known_speed(cache, key))
         if speed is None:
             entry = pi_speed.measure_speed(
                 self.game.name, self.config.game_options, self.workers, base, Settings.explore
@@ -430,7 +432,8 @@ class PiRun:
             pi_speed.keep_speed(cache, key, entry)
             if not c.quiet:
                 print(f"pi: a heuristic chunk here takes {entry['chunk']:g} times the cost model's reference time "
-                      f"and records {entry['decisions']:g} times its decisions; the budget is planned for that "
+                      f"({entry['data']:g} of that as batched lanes) and records {entry['decisions']:g} times its "
+                      "decisions; the budget is planned for that "
                       f"(kept in {cache / pi_speed.SPEED_FILE} for the next runs)", file=sys.stderr)  # fmt: skip
         self._save()
         self.progress = Progress(self._planned(), self._planned_done(), not (c.no_progress or c.quiet))
@@ -492,8 +495,9 @@ class PiRun:
         pi_speed.keep_speed(Path(self.config.cache), key, entry)
         if not self.config.quiet:
             kept = Path(self.config.cache) / pi_speed.SPEED_FILE
-            print(f"\npi: this step's chunks took {seen['chunk']:g} times the reference's time, planned "
-                  f"{self.speed['chunk']:g}; the next runs plan for that (kept in {kept})",
+            print(f"\npi: this step's chunks took {seen['chunk'] * seen['data']:.2g} times the reference's time, "
+                  f"planned {self.speed['chunk'] * self.speed['data']:.2g}; the next runs plan for that "
+                  f"(kept in {kept})",
                   file=sys.stderr)  # fmt: skip
 
     def _save(self) -> None:

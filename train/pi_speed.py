@@ -2,8 +2,12 @@
 
 :mod:`kortmiljo.train.pi` plans a budget from a cost model measured on a reference 2-core machine
 (:class:`~kortmiljo.train.pi.Costs`); this module gives the two ratios it scales that model by
-(:func:`kortmiljo.train.pi.scaled`): a heuristic chunk's time, and the decisions a chunk records (more at
-a 6-player table). They are measured once (:func:`measure_speed`) and kept in
+(:func:`kortmiljo.train.pi.scaled`): a heuristic chunk's time on the scalar path (the machine's speed,
+which the gate and the fit follow), and the decisions a chunk records (more at a 6-player table); and a
+third, ``data``: how much faster the data is played as lanes of the batched engine
+(:mod:`kortmiljo.train.oracle_lanes`) than on the scalar path. An entry kept by a version before the lanes
+has no ``data`` and plans for 1 (the scalar path's speed); its first data phase then runs off that plan
+and updates it. They are measured once (:func:`measure_speed`) and kept in
 ``--cache``/``pi_speed.json`` by game, configuration and worker count, so that the same command and seed
 plan the same work on the same machine; where a run's own data then ran far off them
 (:func:`observed_speed`), the ratios it ran at are kept for the next runs.
@@ -32,13 +36,13 @@ def speed_key(game: str, options: dict, workers: int) -> str:
 
 
 def valid_speed(entry) -> dict | None:
-    """``{"chunk": .., "decisions": ..}`` from a kept entry, or None."""
+    """``{"chunk": .., "decisions": .., "data": ..}`` from a kept entry (``data`` 1 where it has none), or None."""
     if not isinstance(entry, dict):
         return None
-    ratios = [entry.get(k) for k in REFERENCE]
+    ratios = {k: entry.get(k, 1.0 if k == "data" else None) for k in (*REFERENCE, "data")}
     lo, hi = SPEED_BOUNDS
-    if all(isinstance(r, (int, float)) and not isinstance(r, bool) and lo <= r <= hi for r in ratios):
-        return {k: float(r) for k, r in zip(REFERENCE, ratios, strict=True)}
+    if all(isinstance(r, (int, float)) and not isinstance(r, bool) and lo <= r <= hi for r in ratios.values()):
+        return {k: float(r) for k, r in ratios.items()}
     return None
 
 
@@ -55,16 +59,19 @@ def measure_speed(game: str, options: dict, workers: int, ref, explore: float) -
     """This machine and configuration against ``ref``, the reference machine's
     :class:`~kortmiljo.train.pi.Costs`: ``workers`` processes at
     once each play chunks of the heuristic on fixed deals for :data:`SPEED_SECONDS` to warm up, then
-    for as long again, timed; ``chunk`` is the ratio of the seconds of a core per chunk, ``decisions`` of the
-    decisions a chunk records (nothing written but a temporary folder)."""
-    seconds, decisions = _time_chunks(game, options, workers, explore)
+    for as long again, timed, on the scalar path, then as many seconds on the batched lanes; ``chunk`` is the
+    ratio of the seconds of a core per scalar chunk, ``decisions`` of the decisions a chunk records, ``data``
+    the lanes' seconds per chunk over the scalar path's (nothing written but a temporary folder)."""
+    seconds, decisions, lanes = _time_chunks(game, options, workers, explore)
     entry = {"chunk": float(f"{seconds / ref.chunk_heuristic:.2g}"),
-             "decisions": float(f"{decisions / ref.decisions_heuristic:.2g}")}  # fmt: skip
+             "decisions": float(f"{decisions / ref.decisions_heuristic:.2g}"),
+             "data": float(f"{lanes / seconds:.2g}")}  # fmt: skip
     if valid_speed(entry) is None:
         raise TrainError(f"this machine played an oracle chunk in {seconds:.2f} s of a core ({decisions:.0f} "
                          f"decisions), {entry} times the reference's; outside {SPEED_BOUNDS}, so pi cannot "
                          "plan a budget here")  # fmt: skip
-    return {**entry, "chunk_seconds": round(seconds, 4), "decisions_per_chunk": round(decisions, 1),
+    return {**entry, "chunk_seconds": round(seconds, 4), "lanes_chunk_seconds": round(lanes, 4),
+            "decisions_per_chunk": round(decisions, 1),
             "measured": time.strftime("%Y-%m-%d %H:%M")}  # fmt: skip
 
 
@@ -81,17 +88,21 @@ def keep_speed(cache: Path, key: str, entry: dict) -> None:
 
 
 def observed_speed(data: dict, planned: dict, ref, tolerance: float = SPEED_TOLERANCE) -> dict | None:
-    """The ratios a heuristic data phase ran at (its chunks' seconds and decisions against the reference's),
-    where its chunk time is off the ``planned`` ratio by more than ``tolerance`` either way; else None. A
-    heuristic whose caches fill over minutes (Femkortskille's) runs faster than its first seconds read."""
-    seen = {"chunk": float(f"{data['seconds'] / data['chunks'] / ref.chunk_heuristic:.2g}"),
-            "decisions": float(f"{data['decisions'] / data['chunks'] / ref.decisions_heuristic:.2g}")}  # fmt: skip
-    off = seen["chunk"] / planned["chunk"]
+    """The ratios a heuristic data phase ran at (its decisions against the reference's, its chunks' seconds
+    as ``data`` over the ``planned`` machine ratio ``chunk``), where its chunk time is off the plan by more
+    than ``tolerance`` either way; else None. A heuristic whose caches fill over minutes (Femkortskille's)
+    runs faster than its first seconds read, and a plan kept by a version without lanes reads 1 for ``data``."""
+    ran = data["seconds"] / data["chunks"] / ref.chunk_heuristic  # the whole ratio: chunk * data
+    decisions = data["decisions"] / data["chunks"] / ref.decisions_heuristic
+    seen = {"chunk": planned["chunk"], "decisions": float(f"{decisions:.2g}"),
+            "data": float(f"{ran / planned['chunk']:.2g}")}  # fmt: skip
+    off = seen["data"] / planned.get("data", 1.0)
     return seen if valid_speed(seen) and not 1 / tolerance <= off <= tolerance else None
 
 
-def _speed_job(job: tuple) -> tuple[float, int, int]:
-    """One worker's timing: (seconds, chunks, decisions) of the chunks after its warm-up."""
+def _speed_job(job: tuple) -> tuple[float, int, int, float, int]:
+    """One worker's timing: (seconds, chunks, decisions) of the scalar chunks after its warm-up, then
+    (seconds, chunks) of the lanes' chunks (after one to build the batched engine)."""
     from kortmiljo.agents.registry import make_agent
     from kortmiljo.agents.search import SearchPolicy
     from kortmiljo.train.expert_data import CHUNK_GAMES
@@ -103,9 +114,9 @@ def _speed_job(job: tuple) -> tuple[float, int, int]:
     game = load_game(game_name, **options)
     stages = SearchPolicy(game, seed=0)
 
-    def chunk(j: int) -> int:
+    def chunk(j: int, lanes: bool = False) -> int:
         policy = make_agent("heuristic", game, seed=j)
-        return len(play_chunk(game, policy, stages, CHUNK_GAMES, 9_000_000 + j, explore)["action"])
+        return len(play_chunk(game, policy, stages, CHUNK_GAMES, 9_000_000 + j, explore, lanes=lanes)["action"])
 
     t, j = time.monotonic(), 1000 * w
     while time.monotonic() - t < budget:  # warm-up: a heuristic's caches fill in the first seconds
@@ -115,11 +126,18 @@ def _speed_job(job: tuple) -> tuple[float, int, int]:
     while time.monotonic() - t < budget:
         decisions += chunk(j + chunks)
         chunks += 1
-    return time.monotonic() - t, chunks, decisions
+    scalar = time.monotonic() - t
+    chunk(j, lanes=True)  # its engine is built once; the lanes play the same deals (the caches are as warm)
+    t, lane_chunks = time.monotonic(), 0
+    while time.monotonic() - t < budget:
+        chunk(j + lane_chunks, lanes=True)
+        lane_chunks += 1
+    return scalar, chunks, decisions, time.monotonic() - t, lane_chunks
 
 
-def _time_chunks(game: str, options: dict, workers: int, explore: float) -> tuple[float, float]:
-    """Seconds of one core and decisions per heuristic chunk, ``workers`` processes playing at once."""
+def _time_chunks(game: str, options: dict, workers: int, explore: float) -> tuple[float, float, float]:
+    """Seconds of one core and decisions per scalar heuristic chunk, and seconds per chunk on the lanes,
+    ``workers`` processes playing at once."""
     jobs = [(game, options, w, SPEED_SECONDS, explore) for w in range(workers)]
     if workers > 1:
         with mp.get_context("spawn").Pool(workers) as pool:
@@ -127,4 +145,5 @@ def _time_chunks(game: str, options: dict, workers: int, explore: float) -> tupl
     else:
         runs = [_speed_job(jobs[0])]
     chunks = sum(r[1] for r in runs)
-    return sum(r[0] for r in runs) / chunks, sum(r[2] for r in runs) / chunks
+    lanes = sum(r[3] for r in runs) / sum(r[4] for r in runs)
+    return sum(r[0] for r in runs) / chunks, sum(r[2] for r in runs) / chunks, lanes

@@ -100,7 +100,8 @@ def _speed_note(report: dict) -> str:
     speed = report.get("machine_speed")
     if not isinstance(speed, dict):
         return ""
-    return (f"; planned for heuristic chunks taking {speed['chunk']:g} times the cost model's reference time "
+    lanes = f" ({speed['data']:g} of that as batched lanes)" if "data" in speed else ""
+    return (f"; planned for heuristic chunks taking {speed['chunk']:g} times the cost model's reference time{lanes} "
             f"and recording {speed['decisions']:g} times its decisions")  # fmt: skip
 
 

@@ -252,6 +252,8 @@ def test_the_machine_speed_is_measured_on_fixed_deals_and_writes_nothing(tmp_pat
     ref = pi.costs_for(GAME)
     assert entry["chunk"] == pytest.approx(entry["chunk_seconds"] / ref.chunk_heuristic, rel=0.05)
     assert entry["decisions"] == pytest.approx(entry["decisions_per_chunk"] / ref.decisions_heuristic, rel=0.05)
+    # the batched lanes are timed on the same deals: data is their time over the scalar path's
+    assert entry["data"] == pytest.approx(entry["lanes_chunk_seconds"] / entry["chunk_seconds"], rel=0.05)
     assert list(tmp_path.iterdir()) == []
     # a 6-player table records more decisions a chunk than the reference's 4 players
     assert (
@@ -265,6 +267,10 @@ def test_scaled_costs_follow_the_chunks_time_and_decisions():
     assert (c.decisions_heuristic, c.decisions_network) == (225, 90)
     assert c.fit_decision == pytest.approx(TINY_COSTS.fit_decision * 2.0)  # per decision: the machine's 3 / 1.5
     assert pi.scaled(TINY_COSTS, 1.0) == TINY_COSTS
+    # data played as lanes at half the scalar time: chunks cost half, the gate and the fit the machine's
+    lanes = pi.scaled(TINY_COSTS, 3.0, 1.5, 0.5)
+    assert (lanes.chunk_heuristic, lanes.chunk_network, lanes.gate_game) == (22.5, 22.5, pytest.approx(0.3))
+    assert lanes.fit_decision == c.fit_decision
 
 
 def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(tmp_path, monkeypatch):
@@ -285,7 +291,7 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
     assert first.steps == pi.plan(120.0, pi.scaled(TINY_COSTS, 2.0), TINY_SETTINGS, 1)
     assert chunks(first.steps) == chunks(pi.plan(60.0, TINY_COSTS, TINY_SETTINGS, 1))
     report = train(config(tmp_path / "a", minutes=2.0, cache=str(cache)))
-    assert report["machine_speed"] == {"chunk": 2.0, "decisions": 1.0}
+    assert report["machine_speed"] == {"chunk": 2.0, "decisions": 1.0, "data": 1.0}  # kept before the lanes: 1
     assert "taking 2 times the cost model's reference time" in (tmp_path / "a" / "model.md").read_text()
     assert measured == [(GAME, 1), (GAME, 1)]
     kept = json.loads((cache / pi_speed.SPEED_FILE).read_text())
@@ -318,7 +324,7 @@ def test_a_kept_speed_that_is_not_a_pair_of_ratios_in_bounds_is_measured_again(t
         (tmp_path / pi_speed.SPEED_FILE).write_text(bad.replace('"K"', json.dumps(key)))
         assert pi_speed.known_speed(tmp_path, key) is None
     pi_speed.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "measured": "now"})
-    assert pi_speed.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5}
+    assert pi_speed.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5, "data": 1.0}
 
 
 def test_a_budget_too_small_on_any_machine_is_refused_before_timing(tmp_path, monkeypatch):
@@ -338,7 +344,8 @@ def test_a_data_phase_off_its_planned_speed_is_kept_for_the_next_runs_not_this_o
     near = {"chunks": 10, "seconds": 10 * 2.2 * ref.chunk_heuristic, "decisions": 10 * ref.decisions_heuristic}
     assert pi_speed.observed_speed(near, planned, ref) is None  # 1.1x: within the tolerance
     fast = {**near, "seconds": 10 * 0.5 * ref.chunk_heuristic, "decisions": 14 * ref.decisions_heuristic}
-    assert pi_speed.observed_speed(fast, planned, ref) == {"chunk": 0.5, "decisions": 1.4}
+    # the machine ratio stays as planned; the data's chunks ran at 0.5 / 2.0 of the scalar path's time
+    assert pi_speed.observed_speed(fast, planned, ref) == {"chunk": 2.0, "decisions": 1.4, "data": 0.25}
     # in a run: the ratios seen are kept, the plan made before is not changed
     monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
