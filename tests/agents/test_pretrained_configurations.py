@@ -158,8 +158,8 @@ def test_a_configuration_without_an_agent_gets_one_error_that_says_what_exists_a
     )  # how to make one
     assert resolve_name("pretrained", load_game("femkortskille", num_players=5)) == "pretrained_v5"
     assert "pretrained" not in available_agents(load_game("femkortskille", num_players=5))
-    with pytest.raises(ValueError, match="--config variant=tretten --recipe pi"):
-        make_agent("pretrained", "sproyte", config={"variant": "tretten"})
+    with pytest.raises(ValueError, match="--config variant=variasjon --recipe pi"):
+        make_agent("pretrained", "sproyte", config={"variant": "variasjon"})
     with pytest.raises(ValueError, match=r"--config 'exchange_quota=\(4,4,4\)' --recipe pi"):
         make_agent("pretrained", "sproyte", config={"exchange_quota": (4, 4, 4)})
 
