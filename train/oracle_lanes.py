@@ -108,12 +108,12 @@ def play_chunk(game: Game, policy, stages, games: int, seed: int, explore: float
         hero = c.hero[c.game_of[moving]]
         own = (hero < 0) | (cp == hero)
         views = {}
-        for agent, rows in ((policy, own), (opponents, ~own)):
+        for held, rows in enumerate((own, ~own)):  # the policy's lanes, then the opponents'
             L = moving[rows]
             if len(L):
                 obs = {"observation": e.observe(None, L), "action_mask": mask[L], "unseen": e.unseen(None, L)}
-                actions[L] = agent.act_batch(obs)
-                if agent is policy:
+                actions[L] = (opponents if held else policy).act_batch(obs)
+                if not held:
                     views = {int(L[i]): (obs, i) for i in np.flatnonzero(c.kind[L] == LIVE).tolist()}
         step = np.zeros(e.num_envs, dtype=bool)
         step[moving] = True
