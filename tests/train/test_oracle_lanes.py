@@ -18,7 +18,7 @@ from kortmiljo import load_game
 CONFIGS = [
     ("sproyte", {}),
     ("sproyte", {"variant": "variasjon"}),
-    ("sproyte", {"variant": "tretten", "match_to": 10}),  # a match of several deals: later deals from the lane's stream
+    ("sproyte", {"variant": "tretten", "match_to": 3}),  # a match of several deals: later deals from the lane's stream
     ("femkortskille", {}),
     ("femkortskille", {"num_players": 3}),
     ("femkortskille", {"num_players": 6}),
