@@ -123,17 +123,27 @@ def costs_for(game: str) -> Costs:
     return game_setting(game, "PI_COSTS", DEFAULT_COSTS)
 
 
-def scaled(costs: Costs, chunk: float, decisions: float = 1.0, data: float = 1.0) -> Costs:
+def scaled(
+    costs: Costs,
+    chunk: float,
+    decisions: float = 1.0,
+    data: float = 1.0,
+    fit: float | None = None,
+    gate: float | None = None,
+) -> Costs:
     """``costs`` where a heuristic chunk takes ``chunk`` times the reference's time on the scalar path and
     records ``decisions`` times its decisions (this machine, this configuration), and the data's chunks
-    take ``data`` times the scalar path's (the batched lanes): chunks scale by ``chunk * data``, gate games
-    by ``chunk``, the decisions a chunk records by ``decisions``, and a fit's cost per decision by ``chunk /
-    decisions`` (the machine's own slowness, roughly)."""
+    take ``data`` times the scalar path's (the batched lanes): chunks scale by ``chunk * data``, the
+    decisions a chunk records by ``decisions``, a fit's cost per decision by ``fit`` and a gate game by
+    ``gate`` where they were timed (:func:`~kortmiljo.train.pi_speed.measure_speed`), else by the
+    machine's own slowness, roughly: ``chunk / decisions`` and ``chunk``."""
+    fit = chunk / decisions if fit is None else fit
+    gate = chunk if gate is None else gate
     return dataclasses.replace(
         costs, chunk_heuristic=costs.chunk_heuristic * chunk * data, chunk_network=costs.chunk_network * chunk * data,
         decisions_heuristic=max(1, round(costs.decisions_heuristic * decisions)),
         decisions_network=max(1, round(costs.decisions_network * decisions)),
-        fit_decision=costs.fit_decision * chunk / decisions, gate_game=costs.gate_game * chunk,
+        fit_decision=costs.fit_decision * fit, gate_game=costs.gate_game * gate,
     )  # fmt: skip
 
 
@@ -374,8 +384,7 @@ class PiRun:
         self.speed, self.new_speed = None, None
         if self.costs is None:
             self.speed = self._speed(budget)
-            self.costs = scaled(costs_for(self.game.name), self.speed["chunk"], self.speed["decisions"],
-                                self.speed["data"])  # fmt: skip
+            self.costs = scaled(costs_for(self.game.name), **self.speed)
         self.steps = plan(budget, self.costs, self.settings, self.workers)
         if not self.state:
             self.state = {"format": STATE_FORMAT, "current": start, "steps": [], "elapsed_s": 0.0, "speed": self.speed}
@@ -403,7 +412,7 @@ class PiRun:
         speed = pi_speed.valid_speed(pi_speed.known_speed(cache, key))
         if speed is None:
             entry = pi_speed.measure_speed(
-                self.game.name, self.config.game_options, self.workers, base, Settings.explore
+                self.game.name, self.config.game_options, self.workers, base, Settings.explore, self.settings.margin
             )
             self.new_speed = (cache, key, entry)
             speed = pi_speed.valid_speed(entry)
@@ -433,7 +442,8 @@ class PiRun:
             if not c.quiet:
                 print(f"pi: a heuristic chunk here takes {entry['chunk']:g} times the cost model's reference time "
                       f"({entry['data']:g} of that as batched lanes) and records {entry['decisions']:g} times its "
-                      "decisions; the budget is planned for that "
+                      f"decisions, a fit {entry['fit']:g} and a gate game {entry['gate']:g} times the reference's; "
+                      "the budget is planned for that "
                       f"(kept in {cache / pi_speed.SPEED_FILE} for the next runs)", file=sys.stderr)  # fmt: skip
         self._save()
         self.progress = Progress(self._planned(), self._planned_done(), not (c.no_progress or c.quiet))

@@ -101,8 +101,10 @@ def _speed_note(report: dict) -> str:
     if not isinstance(speed, dict):
         return ""
     lanes = f" ({speed['data']:g} of that as batched lanes)" if "data" in speed else ""
+    phases = (f", a fit {speed['fit']:g} and a gate game {speed['gate']:g} times the reference's"
+              if "fit" in speed and "gate" in speed else "")  # fmt: skip
     return (f"; planned for heuristic chunks taking {speed['chunk']:g} times the cost model's reference time{lanes} "
-            f"and recording {speed['decisions']:g} times its decisions")  # fmt: skip
+            f"and recording {speed['decisions']:g} times its decisions{phases}")  # fmt: skip
 
 
 def pi_model_card(report: dict) -> str:

@@ -254,6 +254,11 @@ def test_the_machine_speed_is_measured_on_fixed_deals_and_writes_nothing(tmp_pat
     assert entry["decisions"] == pytest.approx(entry["decisions_per_chunk"] / ref.decisions_heuristic, rel=0.05)
     # the batched lanes are timed on the same deals: data is their time over the scalar path's
     assert entry["data"] == pytest.approx(entry["lanes_chunk_seconds"] / entry["chunk_seconds"], rel=0.05)
+    # the fit and the gate are timed on their own, against the reference's costs
+    assert entry["fit"] == pytest.approx(entry["fit_decision_seconds"] / ref.fit_decision, rel=0.05)
+    assert entry["gate"] == pytest.approx(entry["gate_game_seconds"] / ref.gate_game, rel=0.05)
+    assert entry["fit_decision_seconds"] > 0 and entry["gate_game_seconds"] > 0
+    assert pi_speed.valid_speed(entry) == {k: entry[k] for k in ("chunk", "decisions", "data", "fit", "gate")}
     assert list(tmp_path.iterdir()) == []
     # a 6-player table records more decisions a chunk than the reference's 4 players
     assert (
@@ -271,6 +276,11 @@ def test_scaled_costs_follow_the_chunks_time_and_decisions():
     lanes = pi.scaled(TINY_COSTS, 3.0, 1.5, 0.5)
     assert (lanes.chunk_heuristic, lanes.chunk_network, lanes.gate_game) == (22.5, 22.5, pytest.approx(0.3))
     assert lanes.fit_decision == c.fit_decision
+    # the fit and the gate timed on their own: their ratios, not the chunk's
+    own = pi.scaled(TINY_COSTS, 3.0, 1.5, 0.5, fit=0.4, gate=0.7)
+    assert (own.chunk_heuristic, own.decisions_heuristic) == (lanes.chunk_heuristic, lanes.decisions_heuristic)
+    assert own.fit_decision == pytest.approx(TINY_COSTS.fit_decision * 0.4)
+    assert own.gate_game == pytest.approx(TINY_COSTS.gate_game * 0.7)
 
 
 def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(tmp_path, monkeypatch):
@@ -278,7 +288,7 @@ def test_a_run_plans_for_the_measured_speed_keeps_it_and_the_next_run_reuses_it(
     monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
     measured = []
 
-    def measure(game, options, workers, ref, explore):
+    def measure(game, options, workers, ref, explore, margin):
         measured.append((game, workers))
         return {"chunk": 2.0, "decisions": 1.0, "chunk_seconds": 30.0, "measured": "now"}
 
@@ -325,6 +335,26 @@ def test_a_kept_speed_that_is_not_a_pair_of_ratios_in_bounds_is_measured_again(t
         assert pi_speed.known_speed(tmp_path, key) is None
     pi_speed.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "measured": "now"})
     assert pi_speed.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5, "data": 1.0}
+    # the fit's and the gate's own ratios are kept where timed, and checked like the others
+    pi_speed.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "data": 0.3, "fit": 0.4, "gate": 0.9})
+    assert pi_speed.known_speed(tmp_path, key) == {"chunk": 2.5, "decisions": 0.5, "data": 0.3, "fit": 0.4, "gate": 0.9}
+    pi_speed.keep_speed(tmp_path, key, {"chunk": 2.5, "decisions": 0.5, "fit": 1e9})
+    assert pi_speed.known_speed(tmp_path, key) is None
+
+
+def test_a_run_plans_its_fit_and_gate_from_their_own_ratios(tmp_path, monkeypatch):
+    monkeypatch.setattr(pi, "settings_for", lambda game: TINY_SETTINGS)
+    monkeypatch.setattr(pi, "costs_for", lambda game: TINY_COSTS)
+    speed = {"chunk": 2.0, "decisions": 1.0, "data": 0.5, "fit": 0.25, "gate": 0.5}
+    monkeypatch.setattr(pi_speed, "known_speed", lambda cache, key: dict(speed))
+    run = pi.PiRun(config(tmp_path / "a", minutes=20.0))
+    run.resolve()
+    assert run.costs == pi.scaled(TINY_COSTS, 2.0, 1.0, 0.5, fit=0.25, gate=0.5)
+    assert run.costs.gate_game == pytest.approx(TINY_COSTS.gate_game * 0.5)  # not the chunk's 2
+    # a fit and a gate cheaper than the chunk's ratio says leave more of the budget to the data
+    old = pi.plan(1200.0, pi.scaled(TINY_COSTS, 2.0, 1.0, 0.5), TINY_SETTINGS, 1)
+    assert run.steps[0]["chunks_heuristic"] > old[0]["chunks_heuristic"]
+    assert run.steps[0]["gate_games"] > old[0]["gate_games"]
 
 
 def test_a_budget_too_small_on_any_machine_is_refused_before_timing(tmp_path, monkeypatch):
