@@ -47,7 +47,6 @@ import dataclasses
 import importlib
 import json
 import math
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -448,7 +447,7 @@ class PiRun:
         self._save()
         self.progress = Progress(self._planned(), self._planned_done(), not (c.no_progress or c.quiet))
         self.t0, self.elapsed0 = time.monotonic(), self.state["elapsed_s"]
-        pool = mp.get_context("spawn").Pool(self.workers) if self.workers > 1 else None
+        pool = pi_speed.worker_pool(self.workers) if self.workers > 1 else None
         try:
             for k in range(len(self.steps)):
                 self._step(k, pool)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -386,3 +387,18 @@ def test_a_data_phase_off_its_planned_speed_is_kept_for_the_next_runs_not_this_o
     assert report["plan"] == pi.plan(120.0, pi.scaled(TINY_COSTS, 2.0), TINY_SETTINGS, 1)
     kept = json.loads((tmp_path / "cache" / pi_speed.SPEED_FILE).read_text())
     assert [(e["chunk"], e["decisions"]) for e in kept.values()] == [(0.5, 1.4)]
+
+
+def _blas_env(_) -> dict:
+    import os
+
+    return {k: os.environ.get(k) for k in pi_speed.BLAS_THREADS}
+
+
+def test_the_workers_have_one_blas_thread_each_and_this_process_keeps_its_own(monkeypatch):
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with pi_speed.worker_pool(2) as pool:
+        seen = pool.map(_blas_env, range(2))
+    assert seen == [dict.fromkeys(pi_speed.BLAS_THREADS, "1")] * 2
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3" and "OMP_NUM_THREADS" not in os.environ
