@@ -64,8 +64,9 @@ $(RLLIB_VENV)/.installed: pyproject.toml
 test-clients: $(CLIENTS_VENV)/.installed  ## Tianshou, TorchRL, SuperSuit and Shimmy examples (docs/clients/); CI runs it
 	KORTMILJO_REQUIRE_CLIENTS=1 $(CLIENTS_PY) -m pytest -q -n 2 -m clients tests/clients
 
-test-rllib: $(RLLIB_VENV)/.installed  ## RLlib's PettingZooEnv example and the RLlib backend (heavy: not in CI)
+test-rllib: $(RLLIB_VENV)/.installed  ## RLlib's PettingZooEnv example, the RLlib backend and docs/rllib.md's example (heavy: not in CI)
 	$(RLLIB_PY) -m pytest -q -m rllib tests/clients tests/integrations/test_rllib.py
+	$(RLLIB_PY) -m pytest -q "tests/integrations/test_doc_examples.py::test_page_examples_run[rllib.md]"
 
 bench: $(STAMP)  ## throughput (with the PGX anchor) and strength tables
 	$(PY) -m pip install -q -e '.[pgx]'

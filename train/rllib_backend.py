@@ -33,17 +33,15 @@ How to run it on a Ray cluster: docs/rllib.md. Without Ray this module imports, 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import json
 import time
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from kortmiljo.agents.rllib_module import HAVE_RLLIB
-from kortmiljo.train.checkpoints import append_csv, check_writable, write_json
 from kortmiljo.train.config import RLLIB, TrainConfig, TrainError, between, option
 
 from kortmiljo import __version__, load_game
@@ -71,11 +69,17 @@ class RLlibConfig(TrainConfig):
     RULES: ClassVar[dict] = {
         **TrainConfig.RULES, "num_cpus": between(1, 4096), "num_env_runners": between(0, 4096),
         "envs_per_runner": between(1, 4096), "iterations": between(1, 10**7), "train_batch_size": between(2, 10**7),
-        "minibatch_size": between(1, 10**7), "num_epochs": between(1, 1000),
+        "minibatch_size": between(1, 10**7), "num_epochs": between(1, 1000), "num_learners": between(0, 1024),
+        "num_gpus_per_learner": between(0, 64), "eval_every": between(0, 10**7), "eval_deals": between(1, 10**5),
     }  # fmt: skip
+    # how this run uses the cluster: a resumed run takes these from the command that resumes it
+    CLUSTER_FIELDS: ClassVar[tuple[str, ...]] = ("address", "num_cpus", "num_env_runners", "envs_per_runner",
+                                                 "num_learners", "num_gpus_per_learner")  # fmt: skip
 
     timesteps: int | None = option(None, "stop after this many env steps sampled (all seats)", group="budget",
                                    backends=RLLIB)  # fmt: skip
+    resume: bool = option(False, "continue the run in --out from its last checkpoint (the budget counts the time "
+                          "already spent)", group="budget", backends=RLLIB)  # fmt: skip
     out: str | None = option(None, "run directory (default runs/GAME-rllib-YYYYmmdd-HHMMSS)", backends=RLLIB)
     gae_lambda: float = option(0.95, "GAE lambda", group="model and PPO", flags=("--lambda", "--gae-lambda"),
                                backends=RLLIB)  # fmt: skip
@@ -94,9 +98,26 @@ class RLlibConfig(TrainConfig):
     train_batch_size: int = option(4000, "env steps per iteration (all agents)", group=RAY, backends=RLLIB)
     minibatch_size: int = option(256, "PPO minibatch", group=RAY, backends=RLLIB)
     num_epochs: int = option(4, "passes over each iteration's batch", group=RAY, backends=RLLIB)
+    num_learners: int = option(0, "learner actors for the PPO updates (0: one learner in this process)", group=RAY,
+                               backends=RLLIB)  # fmt: skip
+    num_gpus_per_learner: float = option(0.0, "GPUs of each learner (with --num-learners 0: this machine's)",
+                                         group=RAY, backends=RLLIB)  # fmt: skip
+    eval_every: int = option(10, "evaluate the learner every N iterations on duplicate deals (0: only at the end)",
+                             group="evaluation", backends=RLLIB)  # fmt: skip
+    eval_deals: int = option(100, "duplicate deals per evaluation and opponent (x seats games)", group="evaluation",
+                             backends=RLLIB)  # fmt: skip
+    eval_opponents: tuple[str, ...] | None = option(None, "opponents of the evaluations (default: random,heuristic "
+                                                    "where available)", group="evaluation", backends=RLLIB)  # fmt: skip
 
     def default_out(self) -> str:
         return f"runs/{self.game}-rllib-{time.strftime('%Y%m%d-%H%M%S')}"
+
+    def resumed(self, saved: TrainConfig) -> TrainConfig:
+        """The saved run's options, with the budget given now and how this command uses the cluster."""
+        now = {k: getattr(self, k) for k in self.CLUSTER_FIELDS}
+        if self.iterations is not None:
+            now["iterations"] = self.iterations
+        return dataclasses.replace(super().resumed(saved), **now)
 
     def validate_combination(self) -> None:
         if self.minibatch_size > self.train_batch_size:
@@ -188,6 +209,7 @@ def rllib_settings(config: RLlibConfig, game: Game) -> dict[str, dict[str, Any]]
         "environment": {"env": f"kortmiljo_{game.name}", "env_config": {"game": game.name, "config": game.config},
                         "disable_env_checking": True},  # RLlib's checker steps unmasked actions, which ours refuse
         "env_runners": {"num_env_runners": c.num_env_runners, "num_envs_per_env_runner": c.envs_per_runner},
+        "learners": {"num_learners": c.num_learners, "num_gpus_per_learner": c.num_gpus_per_learner},
         "multi_agent": {"policies": set(module_ids(c.pool_size)), "policies_to_train": [LEARNER],
                         "num_players": game.num_players, "pool_size": c.pool_size},
         "model": {"fcnet_hiddens": list(c.net), "vf_share_layers": False},
@@ -216,6 +238,7 @@ def build_config(config: RLlibConfig, game: Game):
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(**s["environment"])
         .env_runners(**s["env_runners"])
+        .learners(**s["learners"])
         .multi_agent(policies=ma["policies"], policy_mapping_fn=mapping, policies_to_train=ma["policies_to_train"])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(**s["training"])
@@ -256,82 +279,7 @@ def model_config(game: Game) -> dict:
 
 
 def run(config: RLlibConfig) -> dict:
-    """Train from ``config``; the report (also ``report.json``). ``TrainError`` before any work if it cannot run."""
-    config.validate()
-    if not HAVE_RLLIB:
-        raise TrainError("--backend rllib needs Ray RLlib: pip install 'kortmiljo[rllib]'")
-    try:
-        game = load_game(config.game, **config.game_options)  # bad options fail here, before Ray starts
-    except ValueError as err:
-        raise TrainError(str(err)) from None
-    out = Path(config.out or config.default_out())
-    check_writable(out, "--out")
-    import ray
+    """Train from ``config``; the report (also ``report.json``): :func:`kortmiljo.train.rllib_run.run`."""
+    from kortmiljo.train.rllib_run import run as run_rllib
 
-    c, log = config, (lambda *a: None) if config.quiet else (lambda *a: print(*a, flush=True))
-    out.mkdir(parents=True, exist_ok=True)
-    cfg = model_config(game)
-    write_json(out / "config.json", cfg)
-    write_json(out / "args.json", {**c.to_dict(), "out": str(out)})
-    t0 = time.time()
-    if not ray.is_initialized():
-        if c.address:
-            ray.init(address=c.address, log_to_driver=not c.quiet)
-        else:
-            ray.init(num_cpus=c.num_cpus, include_dashboard=False, log_to_driver=not c.quiet)
-    algo = build_config(c, game).build_algo()
-    for i in range(c.pool_size):
-        copy_learner_to(algo, f"snapshot_{i}")
-    t_ready = time.time()
-    it, steps, next_snapshot, row = 0, 0, 0, {}
-    checkpoint = out / "checkpoint"
-    progress = out / "progress.csv"
-    progress.unlink(missing_ok=True)
-    while True:
-        result = algo.train()
-        it += 1
-        steps = int(
-            _metric(result, "num_env_steps_sampled_lifetime", "env_runners/num_env_steps_sampled_lifetime", default=0)
-        )
-        elapsed = time.time() - t_ready
-        row = {
-            "iteration": it,
-            "env_steps": steps,
-            "time_s": round(elapsed, 2),
-            "steps_per_s": round(steps / elapsed, 1) if elapsed > 0 else 0.0,
-            "episodes": _metric(result, "env_runners/num_episodes_lifetime", default=""),
-            "learner_return": _metric(result, f"env_runners/module_episode_returns_mean/{LEARNER}", default=""),
-            "episode_len": _metric(result, "env_runners/episode_len_mean", default=""),
-        }
-        append_csv(progress, row)
-        log(" ".join(f"{k}={v}" for k, v in row.items()))
-        if c.snapshot_every and it % c.snapshot_every == 0:
-            copy_learner_to(algo, f"snapshot_{next_snapshot}")
-            next_snapshot = (next_snapshot + 1) % c.pool_size
-        done = (
-            (c.iteration_budget is not None and it >= c.iteration_budget)
-            or (c.timesteps is not None and steps >= c.timesteps)
-            or (c.minutes is not None and time.time() - t0 >= 60 * c.minutes)
-        )
-        if done or (c.checkpoint_every and it % c.checkpoint_every == 0):
-            algo.save_to_path(str(checkpoint.resolve()))
-        if done:
-            break
-    report = {
-        "game": game.name,
-        "env_config": game.config,
-        "command": c.command_line(),
-        "iterations": it,
-        "env_steps": steps,
-        "setup_s": round(t_ready - t0, 1),
-        "train_s": round(time.time() - t_ready, 1),
-        "steps_per_s": row["steps_per_s"],
-        "num_env_runners": c.num_env_runners,
-        "illegal_actions": 0,  # the env raises IllegalActionError on any; reaching here means none
-        "checkpoint": str(checkpoint),
-        "ray_version": cfg["ray_version"],
-    }
-    write_json(out / "report.json", report)
-    algo.stop()
-    log(json.dumps(report, indent=2, default=str))
-    return report
+    return run_rllib(config)

@@ -28,7 +28,8 @@ SB3_FLAGS = """--backend --config --timesteps --minutes --resume --out --seed --
 --bc-epochs --bc-lr --bc-aux-coef --bc-aux-batches --cache --recipe --hours --workers""".split()
 RLLIB_FLAGS = """--backend --config --out --address --num-cpus --num-env-runners --envs-per-runner --iterations
 --timesteps --minutes --seed --net --lr --train-batch-size --minibatch-size --num-epochs --gamma --lambda --ent-coef
---pool-size --snapshot-every --checkpoint-every --quiet""".split()
+--pool-size --snapshot-every --checkpoint-every --quiet --resume --num-learners --num-gpus-per-learner --eval-every
+--eval-deals --eval-opponents""".split()
 
 
 def _flags(parser) -> set[str]:
@@ -115,7 +116,7 @@ def test_the_rllib_backend_reads_the_same_config_without_ray(tmp_path):
     argv = ["spokelse", "--backend", "rllib", "--config", "num_players=3", "--lr", "1e-4", "--lambda", "0.9"]
     argv += ["--gamma", "0.99", "--ent-coef", "0.02", "--net", "64,64", "--pool-size", "2", "--seed", "7"]
     argv += ["--train-batch-size", "1000", "--minibatch-size", "250", "--num-epochs", "2", "--num-env-runners", "1"]
-    argv += ["--envs-per-runner", "3"]
+    argv += ["--envs-per-runner", "3", "--num-learners", "2", "--num-gpus-per-learner", "0.5"]
     c = parse_args(argv)
     assert isinstance(c, RLlibConfig) and isinstance(c, TrainConfig)
     game = load_game(c.game, **c.game_options)
@@ -124,6 +125,7 @@ def test_the_rllib_backend_reads_the_same_config_without_ray(tmp_path):
                              "num_epochs": 2, "gamma": 0.99, "lambda_": 0.9, "entropy_coeff": 0.02}  # fmt: skip
     assert s["model"] == {"fcnet_hiddens": [64, 64], "vf_share_layers": False}
     assert s["env_runners"] == {"num_env_runners": 1, "num_envs_per_env_runner": 3}
+    assert s["learners"] == {"num_learners": 2, "num_gpus_per_learner": 0.5}
     assert s["environment"]["env_config"] == {"game": "spokelse", "config": game.config}
     assert s["multi_agent"]["policies"] == {"learner", "snapshot_0", "snapshot_1"}
     assert s["multi_agent"]["num_players"] == 3 and s["debugging"] == {"seed": 7}
