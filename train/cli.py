@@ -7,7 +7,7 @@ docstring is the PPO recipes' run directory; pi's is in :mod:`kortmiljo.train.pi
 
 The options are the fields of :class:`kortmiljo.train.config.TrainConfig` (``--backend rllib``: of
 :class:`kortmiljo.train.rllib_backend.RLlibConfig`); ``kortmiljo train GAME --help`` lists them. The run
-is :class:`kortmiljo.train.trainer.Trainer` (or :func:`kortmiljo.train.rllib_backend.run`). A run that cannot start
+is :class:`kortmiljo.train.trainer.Trainer` (or :func:`kortmiljo.train.rllib_run.run`). A run that cannot start
 (a bad value, a bad path, a corrupt checkpoint, a model for another game) prints one line on
 stderr, writes nothing and exits with 2.
 
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = parse_args(argv)
         if config.BACKEND == "rllib":
-            from kortmiljo.train.rllib_backend import run as run_rllib
+            from kortmiljo.train.rllib_run import run as run_rllib
 
             run_rllib(config)
         else:

@@ -2,7 +2,7 @@
 
 Needs the ``rllib`` extra (``pip install 'kortmiljo[rllib]'``, Ray's minor version pinned).
 How to run it on a Ray cluster: docs/rllib.md. Without Ray this module imports, and
-:func:`run` says what to install.
+:func:`kortmiljo.train.rllib_run.run` (the training run) says what to install.
 
 * **Options.** :class:`RLlibConfig` is :class:`kortmiljo.train.config.TrainConfig` with the RLlib-only
   options added and the self-play ones counted in iterations; the shared options (game,
@@ -24,11 +24,11 @@ How to run it on a Ray cluster: docs/rllib.md. Without Ray this module imports, 
   ``snapshot_0 …``, copies of the learner refreshed round-robin every ``--snapshot-every``
   iterations. In each episode one seat (chosen from the episode id) is the learner and every
   other seat a snapshot; only ``learner`` is trained.
-* **Output** (``--out``): ``checkpoint/`` (RLlib's algorithm checkpoint, the latest),
-  ``config.json`` (game fingerprint, configuration, sizes, versions: what ``rllib:PATH`` agents
-  check), ``args.json``, ``progress.csv`` (one row per iteration) and ``report.json``.
-  ``kortmiljo eval GAME --agents rllib:OUT random`` and ``kortmiljo play GAME --opponents
-  rllib:OUT`` load the learner from it.
+* **Output** (``--out``, written by :mod:`kortmiljo.train.rllib_run`): ``checkpoint/`` (RLlib's
+  algorithm checkpoint, the latest), ``config.json`` (game fingerprint, configuration, sizes,
+  versions: what ``rllib:PATH`` agents check), ``args.json``, ``progress.csv`` (one row per
+  iteration), ``eval.csv`` and ``report.json``. ``kortmiljo eval GAME --agents rllib:OUT random``
+  and ``kortmiljo play GAME --opponents rllib:OUT`` load the learner from it.
 """
 
 from __future__ import annotations
@@ -273,13 +273,3 @@ def model_config(game: Game) -> dict:
         "obs_size": observation_size(game), "include_unseen": True, "action_count": game.num_actions,
         "module_id": LEARNER, "kortmiljo_version": __version__, "ray_version": ray.__version__,
     }  # fmt: skip
-
-
-# ---- the training run ------------------------------------------------------------------------------
-
-
-def run(config: RLlibConfig) -> dict:
-    """Train from ``config``; the report (also ``report.json``): :func:`kortmiljo.train.rllib_run.run`."""
-    from kortmiljo.train.rllib_run import run as run_rllib
-
-    return run_rllib(config)

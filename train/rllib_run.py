@@ -100,7 +100,8 @@ def prepare(config: RLlibConfig) -> tuple[RLlibConfig, RunDir]:
         c = config.resumed(saved)
         c.validate()
         if not (run.ckpt / "state.json").exists() and not (run.old / "state.json").exists():
-            raise TrainError(f"--resume: {run.path} has no finished checkpoint yet; start it again without --resume")
+            raise TrainError(f"--resume: {run.path} has no finished checkpoint to continue from (the run stopped "
+                             "before its first); delete it, or choose another --out")  # fmt: skip
     elif run.holds_run():
         raise TrainError(f"--out {run.path} already holds a run; continue it with --resume, or choose another --out")
     check_writable(run.path, "--out")
