@@ -13,9 +13,11 @@ whose gates adopted no student has the heuristic as its policy: its margin is 0.
 Measured on the 2-core development machine, 2026-12-07 (docs/training.md, "Two hours from scratch";
 the pairing with `--run`, the run itself by hand with the same command):
 
-| game | agent vs heuristic | search vs heuristic (same deals) | ratio | met |
+| game, run | agent vs heuristic | search (same deals) | ratio | met |
 |---|---|---|---|---|
-| Sprøyte, `--seed 1`, step 0's student | +0.230 [+0.207, +0.253] | +0.324 [+0.299, +0.348] (1,600 deals, seeds 90–93) | 0.71 | yes |
+| Sprøyte, `--seed 1`, step 0's student | +0.230 [+0.207, +0.253] | +0.324 [+0.299, +0.348] | 0.71 | yes |
+
+(1,600 deals, seeds 90–93.)
 """
 
 from __future__ import annotations
