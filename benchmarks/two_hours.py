@@ -15,6 +15,7 @@ the pairing with `--run`, the run itself by hand with the same command):
 
 | game, run | agent vs heuristic | search (same deals) | ratio | met |
 |---|---|---|---|---|
+| Sprøyte, `--seed 1` (two steps) | +0.320 [+0.297, +0.343] | +0.324 [+0.299, +0.348] | 0.99 | yes |
 | Sprøyte, `--seed 1`, step 0's student | +0.230 [+0.207, +0.253] | +0.324 [+0.299, +0.348] | 0.71 | yes |
 
 (1,600 deals, seeds 90–93.)
