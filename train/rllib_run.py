@@ -27,9 +27,10 @@ from pathlib import Path
 from kortmiljo.train import rllib_cluster
 from kortmiljo.train.checkpoints import append_csv, check_writable, read_json, write_json
 from kortmiljo.train.config import TrainError
-from kortmiljo.train.rllib_backend import LEARNER, RLlibConfig, build_config, copy_learner_to, model_config
+from kortmiljo.train.rllib_backend import LEARNER, RLlibConfig, _metric, build_config, copy_learner_to, model_config
 
 from kortmiljo import load_game
+from kortmiljo.core.game import Game
 
 STATE_FORMAT = 1
 
@@ -81,9 +82,9 @@ class RunDir:
                 path.write_text("".join(keep), encoding="utf-8")
 
 
-def prepare(config: RLlibConfig) -> tuple[RLlibConfig, RunDir]:
-    """The effective config (the saved one on ``--resume``) and the run directory; :class:`TrainError`
-    where the run cannot start. Writes nothing."""
+def prepare(config: RLlibConfig) -> tuple[RLlibConfig, RunDir, Game]:
+    """The effective config (the saved one on ``--resume``), the run directory and the game;
+    :class:`TrainError` where the run cannot start. Writes nothing."""
     from kortmiljo.agents.rllib_module import HAVE_RLLIB
 
     config.validate()
@@ -106,17 +107,16 @@ def prepare(config: RLlibConfig) -> tuple[RLlibConfig, RunDir]:
         raise TrainError(f"--out {run.path} already holds a run; continue it with --resume, or choose another --out")
     check_writable(run.path, "--out")
     try:
-        load_game(c.game, **c.game_options)  # bad options fail here, before Ray starts
+        game = load_game(c.game, **c.game_options)  # bad options fail here, before Ray starts
     except ValueError as err:
         raise TrainError(str(err)) from None
-    return c, run
+    return c, run, game
 
 
 def run(config: RLlibConfig) -> dict:
     """Train from ``config``; the report (also ``report.json``). :class:`TrainError` before any work (and
     before anything is written) where it cannot run."""
-    c, run_dir = prepare(config)
-    game = load_game(c.game, **c.game_options)
+    c, run_dir, game = prepare(config)
     eval_names = _eval_names(c, game)
     t0 = time.time()
     free = rllib_cluster.connect(c)
@@ -162,6 +162,7 @@ class Loop:
         self.t0, self.elapsed0, self.eval_names = t0, state["elapsed_s"], eval_names
         self.log = (lambda *a: None) if c.quiet else (lambda *a: print(*a, flush=True))
         self.evals: dict[str, dict] = {}
+        self.rows: list[dict] = []  # this session's progress rows
         self.last_iteration_s = 0.0
 
     def elapsed(self) -> float:
@@ -192,8 +193,6 @@ class Loop:
         return self.report()
 
     def iteration(self) -> None:
-        from kortmiljo.train.rllib_backend import _metric
-
         t = time.time()
         result = self.algo.train()
         self.last_iteration_s = time.time() - t
@@ -212,7 +211,7 @@ class Loop:
             "learner_return": _metric(result, f"env_runners/module_episode_returns_mean/{LEARNER}", default=""),
             "episode_len": _metric(result, "env_runners/episode_len_mean", default=""),
         }  # fmt: skip
-        self.rows = getattr(self, "rows", []) + [row]
+        self.rows.append(row)
         append_csv(self.dir.progress, row)
         self.log(" ".join(f"{k}={v}" for k, v in row.items()))
 
@@ -243,7 +242,7 @@ class Loop:
     def report(self) -> dict:
         import ray
 
-        c, st, rows = self.c, self.state, getattr(self, "rows", [])
+        c, st, rows = self.c, self.state, self.rows
         sample_s = sum(r["sample_s"] or 0 for r in rows)
         learn_s = sum(r["learner_s"] or 0 for r in rows)
         train_s = sum(r["iteration_s"] for r in rows)
